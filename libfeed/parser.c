@@ -1,0 +1,473 @@
+/*
+ * The push parser's plumbing: libxml2's SAX2 push interface, the stack of
+ * open elements with their xml:base, text capture, entities and errors.
+ * What each element means is in elements.c.
+ */
+#include "feed/error.h"
+#include "parser-private.h"
+#include "text-private.h"
+#include "url-private.h"
+
+#include <libxml/HTMLparser.h>
+#include <libxml/SAX2.h>
+#include <libxml/entities.h>
+#include <libxml/parserInternals.h>
+#include <string.h>
+
+/* More problems than this are counted, not listed. */
+#define MAX_PROBLEMS 100
+
+static FeedParser *
+parser_of(void *ctx)
+{
+	return ((xmlParserCtxtPtr)ctx)->_private;
+}
+
+static Frame *
+top_frame(FeedParser *parser)
+{
+	return &g_array_index(parser->frames, Frame, parser->frames->len - 1);
+}
+
+void
+feed_parser_add_problem(FeedParser *parser, const char *format, ...)
+{
+	GPtrArray *errors = parser->channel->errors;
+	va_list args;
+
+	parser->n_problems++;
+	if (parser->n_problems > MAX_PROBLEMS)
+		return;
+	va_start(args, format);
+	g_ptr_array_add(errors,
+			feed_text_take_valid_utf8(g_strdup_vprintf(format, args)));
+	va_end(args);
+}
+
+static void
+set_fatal(FeedParser *parser, FeedError code, const char *message)
+{
+	if (parser->error == NULL)
+		parser->error = g_error_new_literal(FEED_ERROR, code, message);
+	if (parser->ctxt != NULL)
+		xmlStopParser(parser->ctxt);
+}
+
+static void
+on_error(void *ctx, xmlErrorPtr error)
+{
+	FeedParser *parser = parser_of(ctx);
+	g_autofree char *message = g_strchomp(g_strdup(error->message));
+
+	switch (error->code) {
+	case XML_ERR_ENTITY_LOOP:
+	case XML_ERR_ENTITY_BOUNDARY:
+		set_fatal(parser, FEED_ERROR_ENTITY_LIMIT,
+			  "entity expansion is too large or loops; "
+			  "the document is refused");
+		return;
+	default:
+		break;
+	}
+	if (error->level == XML_ERR_WARNING)
+		return;
+	feed_parser_add_problem(parser, "line %d: %s", error->line, message);
+}
+
+char *
+feed_parser_dup_attribute(FeedParser *parser, const Attributes *attrs,
+			  Namespace ns, const char *name)
+{
+	for (int i = 0; i < attrs->n; i++) {
+		const xmlChar **a = attrs->values + 5 * i;
+		const char *value = (const char *)a[3];
+		int length = (int)(a[4] - a[3]);
+		char *copy;
+
+		if (strcmp((const char *)a[0], name) != 0)
+			continue;
+		if (feed_parser_classify_namespace(a[2], a[1]) != ns)
+			continue;
+		xmlChar *decoded;
+
+		if (strcmp((const char *)a[0], name) != 0)
+			continue;
+		if (feed_parser_classify_namespace(a[2], a[1]) != ns)
+			continue;
+		if (memchr(value, '&', length) == NULL)
+			return feed_text_take_valid_utf8(
+				g_strndup(value, length));
+		/*
+		 * Without XML_PARSE_NOENT, libxml2 leaves entity references in
+		 * SAX2 attribute values (and writes &amp; as &#38;): decode
+		 * them as its tree builder would.
+		 */
+		decoded = xmlStringLenDecodeEntities(parser->ctxt, a[3], length,
+						     XML_SUBSTITUTE_REF, 0, 0,
+						     0);
+		if (decoded == NULL)
+			return NULL;
+		copy = g_strdup((const char *)decoded);
+		xmlFree(decoded);
+		return feed_text_take_valid_utf8(copy);
+	}
+	return NULL;
+}
+
+/*
+ * Undeclared HTML entities (&nbsp;, &eacute;) are common in feeds. libxml2
+ * asks getEntity for any name it does not know; answering with a
+ * predefined-type entity makes it insert the character as text, in
+ * content and in attributes alike.
+ */
+static void
+free_entity(gpointer data)
+{
+	xmlEntityPtr entity = data;
+
+	g_free((char *)entity->name);
+	g_free(entity->content);
+	g_free(entity);
+}
+
+static xmlEntityPtr
+html_entity(FeedParser *parser, const xmlChar *name)
+{
+	const htmlEntityDesc *desc = htmlEntityLookup(name);
+	xmlEntityPtr entity;
+	char utf8[8];
+	int length;
+
+	if (desc == NULL)
+		return NULL;
+	if (parser->html_entities == NULL)
+		parser->html_entities = g_hash_table_new_full(
+			g_str_hash, g_str_equal, NULL, free_entity);
+	entity = g_hash_table_lookup(parser->html_entities, name);
+	if (entity != NULL)
+		return entity;
+	length = g_unichar_to_utf8(desc->value, utf8);
+	entity = g_new0(xmlEntity, 1);
+	entity->type = XML_ENTITY_DECL;
+	entity->etype = XML_INTERNAL_PREDEFINED_ENTITY;
+	entity->name = (const xmlChar *)g_strdup((const char *)name);
+	entity->content = (xmlChar *)g_strndup(utf8, length);
+	entity->length = length;
+	g_hash_table_insert(parser->html_entities, (char *)entity->name,
+			    entity);
+	return entity;
+}
+
+static xmlEntityPtr
+on_get_entity(void *ctx, const xmlChar *name)
+{
+	xmlEntityPtr entity = xmlSAX2GetEntity(ctx, name);
+
+	return entity != NULL ? entity : html_entity(parser_of(ctx), name);
+}
+
+/* External entities and DTDs are never loaded, whatever the document says. */
+static xmlParserInputPtr
+on_resolve_entity(void *ctx, const xmlChar *public_id,
+		  const xmlChar *system_id)
+{
+	return NULL;
+}
+
+static Namespace
+classify_cached(FeedParser *parser, const xmlChar *uri, const xmlChar *prefix)
+{
+	Namespace ns;
+	guint slot;
+
+	/* libxml2 interns namespace URIs, so a pointer identifies one. */
+	if (uri != NULL) {
+		for (guint i = 0; i < G_N_ELEMENTS(parser->ns_uri); i++)
+			if (parser->ns_uri[i] == uri)
+				return parser->ns_class[i];
+	}
+	ns = feed_parser_classify_namespace(uri, prefix);
+	if (uri == NULL)
+		return ns;
+	slot = parser->ns_next++ % G_N_ELEMENTS(parser->ns_uri);
+	parser->ns_uri[slot] = uri;
+	parser->ns_class[slot] = ns;
+	return ns;
+}
+
+static const char *
+xml_base(FeedParser *parser, const Attributes *attrs, char **own)
+{
+	const char *base = parser->frames->len > 0 ? top_frame(parser)->base
+						   : parser->base_url;
+	g_autofree char *value =
+		feed_parser_dup_attribute(parser, attrs, NS_XML, "base");
+
+	*own = NULL;
+	if (value == NULL)
+		return base;
+	*own = feed_url_resolve(base, value);
+	return *own != NULL ? *own : base;
+}
+
+static void
+on_start_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
+		 const xmlChar *uri, int nb_namespaces,
+		 const xmlChar **namespaces, int nb_attributes,
+		 int nb_defaulted, const xmlChar **attributes)
+{
+	FeedParser *parser = parser_of(ctx);
+	Attributes attrs = { attributes, nb_attributes };
+	Role parent = parser->frames->len > 0 ? top_frame(parser)->role
+					      : ROLE_SKIP;
+	Frame frame = { ROLE_SKIP, NULL, NULL };
+
+	if (parser->error != NULL)
+		return;
+	/* Inside a skipped or capturing element nothing has a meaning. */
+	if ((parent == ROLE_SKIP && parser->frames->len > 0) ||
+	    parser->capture != 0) {
+		frame.base = top_frame(parser)->base;
+		g_array_append_val(parser->frames, frame);
+		return;
+	}
+	frame.role = feed_parser_role(parser, parent,
+				      classify_cached(parser, uri, prefix),
+				      (const char *)localname);
+	if (parser->error != NULL)
+		return;
+	frame.base = xml_base(parser, &attrs, &frame.own_base);
+	g_array_append_val(parser->frames, frame);
+	if (frame.role == ROLE_SKIP)
+		return;
+	if (feed_parser_role_wants_text(frame.role)) {
+		g_string_truncate(parser->text, 0);
+		parser->capture = parser->frames->len;
+	}
+	feed_parser_start_role(parser, frame.role, top_frame(parser), &attrs);
+}
+
+static void
+end_frame(FeedParser *parser)
+{
+	Frame *frame = top_frame(parser);
+
+	if (parser->capture == parser->frames->len) {
+		char *text = g_strndup(parser->text->str, parser->text->len);
+
+		parser->capture = 0;
+		feed_parser_end_role(parser, frame->role, frame,
+				     feed_text_take_valid_utf8(text));
+	} else if (frame->role != ROLE_SKIP) {
+		feed_parser_end_role(parser, frame->role, frame, NULL);
+	}
+	g_free(frame->own_base);
+	g_array_set_size(parser->frames, parser->frames->len - 1);
+}
+
+static void
+on_end_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
+	       const xmlChar *uri)
+{
+	FeedParser *parser = parser_of(ctx);
+
+	if (parser->error != NULL || parser->frames->len == 0)
+		return;
+	end_frame(parser);
+}
+
+static void
+on_characters(void *ctx, const xmlChar *text, int length)
+{
+	FeedParser *parser = parser_of(ctx);
+
+	if (parser->capture != 0)
+		g_string_append_len(parser->text, (const char *)text, length);
+}
+
+FeedParser *
+feed_parser_new(const char *base_url, FeedEpisodeFunc func, gpointer user_data)
+{
+	FeedParser *parser = g_new0(FeedParser, 1);
+
+	parser->base_url = base_url != NULL && *base_url != '\0'
+				   ? g_strdup(base_url)
+				   : NULL;
+	parser->func = func;
+	parser->user_data = user_data;
+	parser->max_size = FEED_PARSER_DEFAULT_MAX_SIZE;
+	parser->head = g_byte_array_new();
+	parser->channel = feed_channel_new();
+	parser->frames = g_array_sized_new(FALSE, FALSE, sizeof(Frame), 32);
+	parser->text = g_string_sized_new(4096);
+
+	xmlSAXVersion(&parser->sax, 2);
+	/* Only what builds no tree: libfeed reads events, not documents. */
+	parser->sax.startElementNs = on_start_element;
+	parser->sax.endElementNs = on_end_element;
+	parser->sax.characters = on_characters;
+	parser->sax.cdataBlock = on_characters;
+	parser->sax.ignorableWhitespace = on_characters;
+	parser->sax.getEntity = on_get_entity;
+	parser->sax.resolveEntity = on_resolve_entity;
+	parser->sax.externalSubset = NULL;
+	parser->sax.reference = NULL;
+	parser->sax.processingInstruction = NULL;
+	parser->sax.comment = NULL;
+	parser->sax.setDocumentLocator = NULL;
+	parser->sax.serror = on_error;
+	parser->sax.error = NULL;
+	parser->sax.warning = NULL;
+	return parser;
+}
+
+void
+feed_parser_free(FeedParser *parser)
+{
+	if (parser == NULL)
+		return;
+	if (parser->ctxt != NULL) {
+		if (parser->ctxt->myDoc != NULL)
+			xmlFreeDoc(parser->ctxt->myDoc);
+		xmlFreeParserCtxt(parser->ctxt);
+	}
+	while (parser->frames->len > 0) {
+		g_free(top_frame(parser)->own_base);
+		g_array_set_size(parser->frames, parser->frames->len - 1);
+	}
+	g_array_unref(parser->frames);
+	g_string_free(parser->text, TRUE);
+	g_byte_array_unref(parser->head);
+	g_clear_pointer(&parser->html_entities, g_hash_table_unref);
+	g_clear_pointer(&parser->episode, feed_episode_unref);
+	g_clear_pointer(&parser->alternate, feed_alternate_enclosure_free);
+	g_free(parser->pending.a);
+	g_free(parser->pending.b);
+	g_free(parser->pending.c);
+	g_free(parser->pending.d);
+	feed_channel_unref(parser->channel);
+	g_clear_error(&parser->error);
+	g_free(parser->base_url);
+	g_free(parser);
+}
+
+void
+feed_parser_set_max_size(FeedParser *parser, gsize max_size)
+{
+	g_return_if_fail(parser != NULL);
+	parser->max_size = max_size != 0 ? max_size
+					 : FEED_PARSER_DEFAULT_MAX_SIZE;
+}
+
+static gboolean
+take_error(FeedParser *parser, GError **error)
+{
+	if (parser->error == NULL)
+		return TRUE;
+	g_propagate_error(error, g_error_copy(parser->error));
+	return FALSE;
+}
+
+/*
+ * libxml2 detects UTF-16 and UTF-32 from the first four bytes only when
+ * they come with the context, so those are held back until they are there.
+ */
+static void
+create_context(FeedParser *parser, const char *data, int length)
+{
+	const char *name = parser->base_url != NULL ? parser->base_url : NULL;
+
+	parser->ctxt = xmlCreatePushParserCtxt(&parser->sax, NULL, data, length,
+					       name);
+	parser->ctxt->_private = parser;
+	xmlCtxtUseOptions(parser->ctxt, XML_PARSE_RECOVER | XML_PARSE_NONET |
+						XML_PARSE_NOCDATA);
+	/* xmlCtxtUseOptions puts back libxml2's default DTD loading hooks. */
+	parser->ctxt->sax->resolveEntity = on_resolve_entity;
+	parser->ctxt->sax->externalSubset = NULL;
+}
+
+static gboolean
+push(FeedParser *parser, const char *data, gsize length, gboolean terminate)
+{
+	while (length > 0 || terminate) {
+		int chunk = (int)MIN(length, (gsize)1 << 20);
+
+		xmlParseChunk(parser->ctxt, data, chunk,
+			      terminate && (gsize)chunk == length);
+		if (parser->error != NULL)
+			return FALSE;
+		data += chunk;
+		length -= chunk;
+		if (length == 0)
+			break;
+	}
+	return TRUE;
+}
+
+gboolean
+feed_parser_feed(FeedParser *parser, const char *data, gsize length,
+		 GError **error)
+{
+	g_return_val_if_fail(parser != NULL, FALSE);
+	g_return_val_if_fail(data != NULL || length == 0, FALSE);
+	g_return_val_if_fail(!parser->finished, FALSE);
+
+	if (parser->error != NULL)
+		return take_error(parser, error);
+	parser->fed += length;
+	if (parser->fed > parser->max_size) {
+		g_autofree char *cap = g_format_size_full(
+			parser->max_size, G_FORMAT_SIZE_IEC_UNITS);
+		g_autofree char *message = g_strdup_printf(
+			"the document is larger than the %s cap", cap);
+		set_fatal(parser, FEED_ERROR_TOO_LARGE, message);
+		return take_error(parser, error);
+	}
+	if (parser->ctxt == NULL) {
+		g_byte_array_append(parser->head, (const guint8 *)data, length);
+		if (parser->head->len < 4)
+			return TRUE;
+		create_context(parser, (const char *)parser->head->data, 4);
+		data = (const char *)parser->head->data + 4;
+		length = parser->head->len - 4;
+	}
+	push(parser, data, length, FALSE);
+	if (parser->ctxt != NULL && parser->head->len > 0)
+		g_byte_array_set_size(parser->head, 0);
+	return take_error(parser, error);
+}
+
+FeedChannel *
+feed_parser_finish(FeedParser *parser, GError **error)
+{
+	FeedChannel *channel;
+
+	g_return_val_if_fail(parser != NULL, NULL);
+	g_return_val_if_fail(!parser->finished, NULL);
+
+	parser->finished = TRUE;
+	if (parser->error == NULL) {
+		if (parser->ctxt == NULL)
+			create_context(parser, (const char *)parser->head->data,
+				       (int)parser->head->len);
+		push(parser, NULL, 0, TRUE);
+	}
+	if (parser->error == NULL && !parser->root_seen)
+		set_fatal(parser, FEED_ERROR_PARSE,
+			  parser->fed == 0 ? "not a feed: the document is empty"
+					   : "not a feed: no XML element found");
+	if (!take_error(parser, error))
+		return NULL;
+	/* A truncated document leaves elements open: close them in order. */
+	while (parser->frames->len > 0)
+		end_frame(parser);
+	feed_parser_finish_channel(parser);
+	if (parser->n_problems > MAX_PROBLEMS)
+		feed_parser_add_problem(parser, "%u more problems not listed",
+					parser->n_problems - MAX_PROBLEMS);
+	channel = g_steal_pointer(&parser->channel);
+	parser->channel = feed_channel_new();
+	return channel;
+}
+

@@ -1,0 +1,237 @@
+/* feedtool: libfeed's command-line tool, on the public API alone. */
+#include "feed-json.h"
+#include "listing.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <feed/feed.h>
+#include <libxml/parser.h>
+#include <locale.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+	EXIT_OK = 0,
+	EXIT_FAILED = 1, /* not a feed, or unreadable */
+	EXIT_USAGE = 2,
+};
+
+#define READ_CHUNK (64 * 1024)
+
+typedef struct {
+	JsonOut *json;
+	gboolean episodes_open;
+} JsonSink;
+
+/* The feed object opens with its episodes, so each is written as it comes. */
+static void
+open_episodes(JsonSink *sink)
+{
+	if (sink->episodes_open)
+		return;
+	json_out_begin_object(sink->json);
+	json_out_key(sink->json, "episodes");
+	json_out_begin_array(sink->json);
+	sink->episodes_open = TRUE;
+}
+
+static void
+write_episode(FeedEpisode *episode, gpointer data)
+{
+	JsonSink *sink = data;
+
+	open_episodes(sink);
+	feedtool_json_episode(sink->json, episode);
+}
+
+/* Feeds @fd to @parser in chunks; FALSE with @error set on failure. */
+static gboolean
+read_into(int fd, const char *name, FeedParser *parser, GError **error)
+{
+	g_autofree char *buffer = g_malloc(READ_CHUNK);
+
+	for (;;) {
+		gssize n = read(fd, buffer, READ_CHUNK);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int saved = errno;
+			g_set_error(error, FEED_ERROR, FEED_ERROR_IO,
+				    "cannot read: %s", g_strerror(saved));
+			return FALSE;
+		}
+		if (n == 0)
+			return TRUE;
+		if (!feed_parser_feed(parser, buffer, n, error))
+			return FALSE;
+	}
+}
+
+static int
+open_input(const char *path, GError **error)
+{
+	int fd;
+
+	if (strcmp(path, "-") == 0)
+		return STDIN_FILENO;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int saved = errno;
+		g_set_error(error, FEED_ERROR, FEED_ERROR_IO, "cannot open: %s",
+			    g_strerror(saved));
+	}
+	return fd;
+}
+
+/* The base URL: the option as given (""= none), else the file's own URL. */
+static char *
+default_base(const char *path, const char *option)
+{
+	g_autofree char *absolute = NULL;
+
+	if (option != NULL)
+		return g_strdup(option);
+	if (strcmp(path, "-") == 0)
+		return NULL;
+	absolute = g_canonicalize_filename(path, NULL);
+	return g_filename_to_uri(absolute, NULL, NULL);
+}
+
+static void
+report_problems(const char *name, const FeedChannel *channel)
+{
+	for (const char *const *e = feed_channel_get_errors(channel); *e; e++) {
+		g_autofree char *clean = listing_sanitize(*e);
+
+		fprintf(stderr, "feedtool: %s: %s\n", name, clean);
+	}
+}
+
+static int
+parse_command(int argc, char **argv)
+{
+	gboolean json = FALSE;
+	g_autofree char *base_option = NULL;
+	GOptionEntry entries[] = {
+		{ "json", 0, 0, G_OPTION_ARG_NONE, &json,
+		  "Write the feed as JSON (see feed-json.md)", NULL },
+		{ "base-url", 0, 0, G_OPTION_ARG_STRING, &base_option,
+		  "The feed's own URL: resolves relative links (\"\" for "
+		  "none)",
+		  "URL" },
+		G_OPTION_ENTRY_NULL
+	};
+	g_autoptr(GOptionContext) context =
+		g_option_context_new("FILE|- - read a feed and list it");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedParser) parser = NULL;
+	g_autoptr(FeedChannel) channel = NULL;
+	g_autofree char *base = NULL;
+	Listing *listing = NULL;
+	JsonSink sink = { NULL, FALSE };
+	const char *path;
+	const char *name;
+	int fd;
+	gboolean ok;
+
+	g_option_context_add_main_entries(context, entries, NULL);
+	g_option_context_set_summary(
+		context, "Reads an RSS or Atom podcast feed and lists its "
+			 "episodes,\nor writes it as JSON with --json.");
+	if (!g_option_context_parse(context, &argc, &argv, &error) ||
+	    argc != 2) {
+		fprintf(stderr, "feedtool parse: %s\n",
+			error != NULL ? error->message
+				      : "give exactly one FILE, or - for "
+					"standard input");
+		fprintf(stderr, "Try 'feedtool parse --help'.\n");
+		return EXIT_USAGE;
+	}
+	path = argv[1];
+	name = strcmp(path, "-") == 0 ? "standard input" : path;
+	base = default_base(path, base_option);
+
+	fd = open_input(path, &error);
+	if (fd < 0) {
+		fprintf(stderr, "feedtool: %s: %s\n", name, error->message);
+		return EXIT_FAILED;
+	}
+	if (json) {
+		sink.json = json_out_new(stdout);
+		parser = feed_parser_new(base, write_episode, &sink);
+	} else {
+		listing = listing_new();
+		parser = feed_parser_new(base, listing_add_episode, listing);
+	}
+	ok = read_into(fd, name, parser, &error);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (ok)
+		channel = feed_parser_finish(parser, &error);
+	if (channel == NULL) {
+		fprintf(stderr, "feedtool: %s: %s\n", name, error->message);
+		if (sink.json != NULL)
+			json_out_finish(sink.json, NULL);
+		listing_free(listing);
+		return EXIT_FAILED;
+	}
+	report_problems(name, channel);
+	if (json) {
+		open_episodes(&sink);
+		json_out_end_array(sink.json);
+		feedtool_json_channel_members(sink.json, channel);
+		json_out_end_object(sink.json);
+		if (!json_out_finish(sink.json, &error)) {
+			fprintf(stderr, "feedtool: %s\n", error->message);
+			return EXIT_FAILED;
+		}
+	} else {
+		listing_print(listing, channel, stdout);
+		listing_free(listing);
+		if (fflush(stdout) != 0) {
+			fprintf(stderr, "feedtool: cannot write the output: %s\n",
+				g_strerror(errno));
+			return EXIT_FAILED;
+		}
+	}
+	return EXIT_OK;
+}
+
+static void
+usage(FILE *out)
+{
+	fprintf(out, "Usage: feedtool COMMAND [OPTION…]\n"
+		     "\n"
+		     "Commands:\n"
+		     "  parse [--json] [--base-url URL] FILE|-   read a feed "
+		     "and list its episodes\n"
+		     "\n"
+		     "'feedtool COMMAND --help' describes a command's "
+		     "options.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "");
+	xmlInitParser();
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("feedtool %s\n", FEED_VERSION);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "parse") == 0)
+		return parse_command(argc - 1, argv + 1);
+	fprintf(stderr, "feedtool: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}
