@@ -152,6 +152,7 @@ struct FeedParser {
 	gpointer user_data;
 	gsize max_size; /* bytes */
 	gsize fed;      /* bytes so far */
+	gsize text_bytes; /* bytes of text libxml2 handed over so far */
 
 	xmlSAXHandler sax;
 	xmlParserCtxtPtr ctxt; /* NULL until the first 4 bytes arrive */
@@ -175,6 +176,7 @@ struct FeedParser {
 	Namespace ns_class[8];
 	guint ns_next;
 
+	gboolean text_suspect; /* libxml2 reported an error: check text */
 	guint n_problems;
 	GError *error; /* the first fatal error, or NULL */
 	gboolean finished;
