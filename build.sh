@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Sets up what libfeed needs on Debian 12, builds it, and runs it or tests it.
+#
+#   ./build.sh run    install what is missing, build, and parse the sample feed
+#   ./build.sh test   install what is missing, build with warnings as errors,
+#                     run every test, then again under ASan and UBSan
+set -euo pipefail
+cd "$(dirname "$0")"
+
+build_packages=(meson ninja-build pkg-config gcc libglib2.0-dev libxml2-dev
+	libcurl4-openssl-dev)
+test_packages=(libjson-glib-dev libxml2-utils python3 python3-podcastparser
+	clang-format)
+
+say() { printf '==> %s\n' "$*"; }
+
+install_missing() {
+	local missing=() pkg
+	for pkg in "$@"; do
+		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$pkg")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	say "installing ${missing[*]}"
+	local sudo=()
+	if [ "$(id -u)" -ne 0 ]; then
+		command -v sudo >/dev/null || {
+			echo "build.sh: need root (or sudo) to install: ${missing[*]}" >&2
+			exit 1
+		}
+		sudo=(sudo)
+	fi
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# meson setup once, reconfigure when the directory exists.
+setup() {
+	local dir=$1; shift
+	if [ -f "$dir/build.ninja" ]; then
+		meson setup --reconfigure "$dir" "$@" >/dev/null
+	else
+		meson setup "$dir" "$@" >/dev/null
+	fi
+	ninja -C "$dir" >/dev/null
+}
+
+# The totals of a meson test run, as one plain line.
+summary() {
+	/usr/bin/python3 - "$1/meson-logs/testlog.json" <<'PY'
+import json, sys
+results = [json.loads(line)["result"] for line in open(sys.argv[1])]
+ok = sum(r in ("OK", "EXPECTEDFAIL") for r in results)
+skipped = sum(r == "SKIP" for r in results)
+print(f"{sys.argv[1].split('/')[0]}: {ok} passed, {len(results) - ok - skipped} failed, {skipped} skipped")
+PY
+}
+
+run_tests() {
+	local dir=$1; shift
+	say "testing in $dir"
+	meson test -C "$dir" --print-errorlogs "$@" >"$dir/test-output.txt" 2>&1 || {
+		cat "$dir/test-output.txt"
+		summary "$dir"
+		exit 1
+	}
+	grep -E '^(Ok|Fail|Skipped|Timeout):' "$dir/test-output.txt" | tr '\n' ' '
+	echo
+	summary "$dir"
+}
+
+check_format() {
+	say "checking formatting (clang-format)"
+	git ls-files '*.c' '*.h' '*.h.in' | grep -v '\.in$' |
+		xargs clang-format --dry-run --Werror
+}
+
+case "${1:-}" in
+run)
+	install_missing "${build_packages[@]}"
+	say "building in build/"
+	setup build -Dtests=false --buildtype=release
+	say "build/libfeed/tool/feedtool parse contrib/sample-feed.xml"
+	build/libfeed/tool/feedtool parse contrib/sample-feed.xml
+	;;
+test)
+	install_missing "${build_packages[@]}" "${test_packages[@]}"
+	check_format
+	say "building in build-test/ with warnings as errors"
+	setup build-test -Dwerror=true
+	run_tests build-test
+	say "building in build-asan/ with AddressSanitizer and UBSan"
+	setup build-asan -Dwerror=true -Db_sanitize=address,undefined \
+		-Db_lundef=false
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		run_tests build-asan
+	;;
+*)
+	echo "usage: ./build.sh run|test" >&2
+	exit 2
+	;;
+esac
