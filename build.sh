@@ -93,7 +93,9 @@ test)
 	say "building in build-asan/ with AddressSanitizer and UBSan"
 	setup build-asan -Dwerror=true -Db_sanitize=address,undefined \
 		-Db_lundef=false
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 \
+	LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		run_tests build-asan
 	;;
 *)

@@ -10,14 +10,14 @@
  * carry. It rejects full month names ("21 November 1997"), "+HH:MM" zones,
  * "09.55.06" times, 24:00:00 and years before 1583; it reads 2-digit years
  * 69 and 70 as 2069/2070 (Python: 1969/1970); it gives military zones and
- * names Python does not know (A, CET, JST) an offset where Python reads
+ * names Python does not know (A, CET) an offset where Python reads
  * UTC; and it accepts forms Python rejects ("21 Nov 1997", no time). So
  * whether a string is a date at all has to be decided by a tokenizer that
  * follows Python's, and once the fields are known the arithmetic is a line
  * of GDate: handing a rebuilt string to curl would only parse it twice.
  */
 
-/* A piece of the input; never NUL-terminated. */
+/* A piece of the input, not NUL-terminated. */
 typedef struct {
 	const char *s;
 	gsize len;
@@ -95,7 +95,7 @@ span_find(Span a, char c)
 
 /*
  * Splits @a at each @sep into at most @max spans; returns the number of
- * pieces, which is more than @max when there are too many to store.
+ * pieces, or more than @max when there are too many.
  */
 static gsize
 span_split(Span a, char sep, Span *out, gsize max)
@@ -113,7 +113,7 @@ span_split(Span a, char sep, Span *out, gsize max)
 			out[n].len = (gsize)(stop - p);
 		}
 		n++;
-		if (!hit) {
+		if (!hit || n > max) {
 			return n;
 		}
 		p = hit + 1;
@@ -504,8 +504,8 @@ parse_iso8601(const char *s, gsize len, gint64 *result)
 	 * GDateTime wants a NUL-terminated string with an upper-case T and Z
 	 * (RFC 3339 allows lower case) and refuses a space before the zone
 	 * (Ruby's "2019-05-01 10:00:00 +0000"). The fraction is dropped here
-	 * rather than by GDateTime, which refuses one that rounds up to
-	 * 60 seconds.
+	 * rather than by GDateTime, which refuses one of 19 digits or more and
+	 * rounds ".9999999999999999" up to the next second.
 	 */
 	for (gsize i = 0; i < len && out <= ISO_MAX; i++) {
 		gsize fraction = fraction_length(s + i, len - i);
