@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 build_packages=(meson ninja-build pkg-config gcc libglib2.0-dev libxml2-dev
 	libcurl4-openssl-dev)
 test_packages=(libjson-glib-dev libxml2-utils python3 python3-podcastparser
-	clang-format)
+	clang-format doxygen)
 
 say() { printf '==> %s\n' "$*"; }
 
@@ -88,7 +88,7 @@ test)
 	install_missing "${build_packages[@]}" "${test_packages[@]}"
 	check_format
 	say "building in build-test/ with warnings as errors"
-	setup build-test -Dwerror=true
+	setup build-test -Dwerror=true -Ddocs=true
 	run_tests build-test
 	say "building in build-asan/ with AddressSanitizer and UBSan"
 	setup build-asan -Dwerror=true -Db_sanitize=address,undefined \
