@@ -10,7 +10,11 @@
  * "\n * ", `<p>` becomes "\n\n", other tags go; `&#NNN;`, `&#xHH;` and named
  * entities are decoded; the contents of `<script>` and `<style>` are
  * dropped; runs of three or more newlines shrink to two; the result is
- * trimmed. @html must be valid UTF-8; so is the result.
+ * trimmed. html.c lists the few deliberate differences from podcastparser.
+ * A reference to 0, a surrogate or a value above U+10FFFF gives U+FFFD, and
+ * an unknown entity name is deleted, as in podcastparser. When @html is
+ * valid UTF-8, so is the result; invalid bytes pass through. Returns a new
+ * string, or NULL for NULL. Linear time.
  */
 G_GNUC_INTERNAL
 char *

@@ -7,7 +7,9 @@
 /*
  * Returns a copy of the @length bytes at @text, trimmed, with every run of
  * whitespace collapsed to one space ("squash"). Whitespace is what Python's
- * str.split() splits on in podcastparser's squash_whitespace.
+ * str.split() splits on in podcastparser's squash_whitespace: 0x09-0x0D,
+ * 0x1C-0x1F, space, U+0085, U+00A0 (NBSP), U+1680, U+2000-U+200A, U+2028,
+ * U+2029, U+202F, U+205F and U+3000. NULL @text gives "".
  */
 G_GNUC_INTERNAL
 char *
@@ -20,18 +22,21 @@ feed_text_squash_nl(const char *text, gsize length);
 
 /*
  * Returns a copy of the @length bytes at @text without leading and
- * trailing whitespace.
+ * trailing whitespace (as feed_text_squash() defines it).
  */
 G_GNUC_INTERNAL
 char *
 feed_text_trim(const char *text, gsize length);
 
 /*
- * Makes @text valid UTF-8 in place when it already is (returns @text), or
- * returns a new string in which each byte that is not part of a valid
- * UTF-8 sequence is read as windows-1252 (U+FFFD for its five undefined
- * bytes) and NUL bytes are dropped; @text is then freed. Takes ownership
- * of @text, which must be NUL-terminated and may be NULL.
+ * Makes @text valid UTF-8 without C0 control characters other than TAB, LF
+ * and CR. Returns @text itself when it already is, or else a new string in
+ * which each byte that is not part of a valid UTF-8 sequence (as
+ * g_utf8_validate() sees it) is read as windows-1252, with U+FFFD for its
+ * five undefined bytes 0x81, 0x8D, 0x8F, 0x90 and 0x9D, and the other C0
+ * controls are dropped; @text is then freed. Takes ownership of @text,
+ * which ends at its first NUL byte (so no NUL reaches the result) and may
+ * be NULL.
  */
 G_GNUC_INTERNAL
 char *
@@ -47,8 +52,11 @@ int
 feed_text_parse_bool(const char *text);
 
 /*
- * Reads a decimal integer, surrounding whitespace allowed. Returns TRUE and
- * sets *@value when the whole of @text is one; FALSE otherwise.
+ * Reads a decimal integer as Python's int() does, since podcastparser uses
+ * it: surrounding whitespace, a sign, any Unicode decimal digits and single
+ * underscores between digits are allowed ("+1_000", "１２"). Returns TRUE and
+ * sets *@value (which may be NULL) when the whole of @text is one that fits
+ * in a gint64; FALSE otherwise, and for NULL.
  */
 G_GNUC_INTERNAL
 gboolean
@@ -56,7 +64,10 @@ feed_text_parse_int(const char *text, gint64 *value);
 
 /*
  * Tells whether @text looks like HTML: it contains a match of
- * `<[a-z][a-z0-9]*(\s.*?>|/?>)`, case-insensitive.
+ * `<[a-z][a-z0-9]*(\s.*?>|/?>)`, case-insensitive. As in podcastparser's
+ * is_html(), `.` also matches a newline (re.DOTALL), `\s` is the
+ * whitespace above, and `[a-z]` also matches U+0130, U+0131, U+017F and
+ * U+212A. Linear time; NULL gives FALSE.
  */
 G_GNUC_INTERNAL
 gboolean

@@ -36,12 +36,14 @@ space_len(const guchar *p, const guchar *end)
 	case 0xE2:
 		if (end - p < 3)
 			return 0;
-		if (p[1] == 0x80)
-			return (p[2] >= 0x80 && p[2] <= 0x8A) || p[2] == 0xA8 ||
-			                       p[2] == 0xA9 || p[2] == 0xAF
-			               ? 3
-			               : 0;
-		return p[1] == 0x81 && p[2] == 0x9F ? 3 : 0;
+		/* U+2000-U+200A, U+2028, U+2029, U+202F; U+205F */
+		if (p[1] == 0x80 &&
+		    ((p[2] >= 0x80 && p[2] <= 0x8A) || p[2] == 0xA8 ||
+		     p[2] == 0xA9 || p[2] == 0xAF))
+			return 3;
+		if (p[1] == 0x81 && p[2] == 0x9F)
+			return 3;
+		return 0;
 	case 0xE3:
 		return end - p >= 3 && p[1] == 0x80 && p[2] == 0x80 ? 3 : 0;
 	default:
@@ -281,11 +283,10 @@ feed_text_parse_int(const char *text, gint64 *value)
 			digit = *p - '0';
 			p++;
 		} else {
-			gunichar c = g_utf8_get_char_validated(
-			        (const char *)p, end - p);
+			gunichar c = g_utf8_get_char_validated((const char *)p,
+			                                       end - p);
 
-			if (*p < 0x80 || c == (gunichar)-1 ||
-			    c == (gunichar)-2)
+			if (*p < 0x80 || c == (gunichar)-1 || c == (gunichar)-2)
 				return FALSE;
 			digit = g_unichar_digit_value(c);
 			if (digit < 0)
@@ -345,8 +346,8 @@ feed_text_looks_like_html(const char *text)
 	if (text == NULL)
 		return FALSE;
 	end = (const guchar *)text + strlen(text);
-	for (p = (const guchar *)text;
-	     (p = memchr(p, '<', end - p)) != NULL; p++) {
+	for (p = (const guchar *)text; (p = memchr(p, '<', end - p)) != NULL;
+	     p++) {
 		const guchar *q = p + 1;
 		gsize n = letter_len(q);
 

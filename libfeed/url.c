@@ -1,6 +1,6 @@
 /* URLs in feeds: resolving against xml:base and normalizing enclosures. */
-#include "url-private.h"
 #include "text-private.h"
+#include "url-private.h"
 
 #include <string.h>
 
@@ -26,6 +26,43 @@ scheme_len(const char *url)
  * G_URI_FLAGS_PARSE_RELAXED is avoided: GLib 2.74 hits a critical on
  * "//host;x/path" with it.
  */
+static char *
+resolve(const char *base, const char *ref)
+{
+	g_autoptr(GUri) base_uri = NULL;
+	g_autoptr(GUri) uri = NULL;
+	g_autofree char *path = NULL;
+	const char *host;
+
+	base_uri = g_uri_parse(base, G_URI_FLAGS_ENCODED, NULL);
+	if (base_uri == NULL)
+		return NULL;
+	uri = g_uri_parse_relative(base_uri, ref, G_URI_FLAGS_ENCODED, NULL);
+	if (uri == NULL)
+		return NULL;
+	host = g_uri_get_host(uri);
+	path = g_strdup(g_uri_get_path(uri));
+	/*
+	 * g_uri_to_string() hits a critical on a path that cannot be written
+	 * down as it is ("file:x" and ".//y" give the path "//y" without a
+	 * host); RFC 3986 5.2.4 and WHATWG write it as "/.//y".
+	 */
+	if (host == NULL && path[0] == '/' && path[1] == '/') {
+		char *fixed = g_strconcat("/.", path, NULL);
+
+		g_free(path);
+		path = fixed;
+	} else if (host != NULL && path[0] != '\0' && path[0] != '/') {
+		char *fixed = g_strconcat("/", path, NULL);
+
+		g_free(path);
+		path = fixed;
+	}
+	return g_uri_join(G_URI_FLAGS_ENCODED, g_uri_get_scheme(uri),
+	                  g_uri_get_userinfo(uri), host, g_uri_get_port(uri),
+	                  path, g_uri_get_query(uri), g_uri_get_fragment(uri));
+}
+
 char *
 feed_url_resolve(const char *base, const char *ref)
 {
@@ -43,8 +80,7 @@ feed_url_resolve(const char *base, const char *ref)
 	trimmed_base = feed_text_trim(base, strlen(base));
 	if (*trimmed_base == '\0')
 		return g_steal_pointer(&trimmed_ref);
-	resolved = g_uri_resolve_relative(trimmed_base, trimmed_ref,
-	                                  G_URI_FLAGS_ENCODED, NULL);
+	resolved = resolve(trimmed_base, trimmed_ref);
 	if (resolved == NULL)
 		return g_steal_pointer(&trimmed_ref);
 	return resolved;
@@ -231,7 +267,7 @@ feed_url_normalize(const char *url)
 	rest = clean->str;
 	/* Python's scheme is that of RFC 3986, before the first ':'. */
 	n = scheme_len(rest);
-	if (n > 0 && rest[n] == ':' && memchr(rest, ':', n) == NULL) {
+	if (n > 0) {
 		scheme = g_ascii_strdown(rest, n);
 		rest += n + 1;
 	} else {
@@ -295,11 +331,17 @@ feed_url_normalize(const char *url)
 	}
 
 	/* [ext] Inner spaces become %20; nothing else is escaped. */
-	for (n = 0; n < out->len; n++) {
-		if (out->str[n] == ' ') {
-			g_string_erase(out, n, 1);
-			g_string_insert(out, n, "%20");
+	if (strchr(out->str, ' ') != NULL) {
+		GString *escaped = g_string_sized_new(out->len + 16);
+
+		for (n = 0; n < out->len; n++) {
+			if (out->str[n] == ' ')
+				g_string_append(escaped, "%20");
+			else
+				g_string_append_c(escaped, out->str[n]);
 		}
+		g_string_free(out, TRUE);
+		out = escaped;
 	}
 	return g_string_free(g_steal_pointer(&out), FALSE);
 }
