@@ -9,21 +9,21 @@ struct FeedChannel {
 	gatomicrefcount ref;
 
 	FeedFormat format;
-	char *title;         /* never NULL once finished */
-	char *link;          /* NULL when absent */
-	char *description;   /* NULL when absent */
-	char *itunes_summary; /* fallback for description; NULL when absent */
-	char *author;        /* derived at finish; NULL when absent */
-	char *itunes_author; /* NULL when absent */
-	char *atom_author;   /* NULL when absent */
+	char *title;           /* never NULL once finished */
+	char *link;            /* NULL when absent */
+	char *description;     /* NULL when absent */
+	char *itunes_summary;  /* fallback for description; NULL when absent */
+	char *author;          /* derived at finish; NULL when absent */
+	char *itunes_author;   /* NULL when absent */
+	char *atom_author;     /* NULL when absent */
 	char *managing_editor; /* NULL when absent */
-	char *dc_creator;    /* NULL when absent */
-	char *owner_name;    /* NULL when absent */
-	char *owner_email;   /* NULL when absent */
-	char *image_url;     /* NULL when absent */
-	char *language;      /* NULL when absent */
-	char *dc_language;   /* fallback for language; NULL when absent */
-	char *new_url;       /* NULL when absent */
+	char *dc_creator;      /* NULL when absent */
+	char *owner_name;      /* NULL when absent */
+	char *owner_email;     /* NULL when absent */
+	char *image_url;       /* NULL when absent */
+	char *language;        /* NULL when absent */
+	char *dc_language;     /* fallback for language; NULL when absent */
+	char *new_url;         /* NULL when absent */
 	FeedShowType show_type;
 	FeedTristate explicit_;
 	FeedTristate block;

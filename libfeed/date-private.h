@@ -18,8 +18,8 @@
  * - ISO 8601 / RFC 3339 through GDateTime: `YYYY-MM-DDTHH:MM:SS` then
  *   nothing (UTC), `Z` or `±HH:MM` (also `±HHMM`, `±HH`), with any fraction
  *   dropped, T and Z in either case, a space allowed for the T and before
- *   the zone. `YYYY-MM-DD` alone is midnight UTC. Like podcastparser,
- *   anything else after the seconds is ignored.
+ *   the zone. Like podcastparser, anything else after the seconds is
+ *   ignored, and a date without a time is no date (0).
  *
  * Fields out of range carry over as in Python (31 Feb is 3 Mar), years
  * outside 1 to 9999 give 0. Dates before 1970 are negative. Locale-free,

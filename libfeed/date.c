@@ -400,34 +400,6 @@ parse_rfc822(const char *text, gint64 *result)
 	return RFC822_OK;
 }
 
-/* "YYYY-MM-DD", which GDateTime refuses without a time. */
-static gboolean
-parse_date_only(const char *s, gsize len, gint64 *result)
-{
-	static const char shape[] = "dddd-dd-dd";
-	int year, month, day;
-
-	if (len != sizeof(shape) - 1) {
-		return FALSE;
-	}
-	for (gsize i = 0; i < len; i++) {
-		if (shape[i] == 'd' ? !g_ascii_isdigit(s[i]) : s[i] != '-') {
-			return FALSE;
-		}
-	}
-	year = g_ascii_digit_value(s[0]) * 1000 +
-	       g_ascii_digit_value(s[1]) * 100 +
-	       g_ascii_digit_value(s[2]) * 10 + g_ascii_digit_value(s[3]);
-	month = g_ascii_digit_value(s[5]) * 10 + g_ascii_digit_value(s[6]);
-	day = g_ascii_digit_value(s[8]) * 10 + g_ascii_digit_value(s[9]);
-	if (month < 1 || month > 12 ||
-	    !g_date_valid_dmy((GDateDay)day, (GDateMonth)month,
-	                      (GDateYear)year)) {
-		return FALSE;
-	}
-	return to_unix(year, month, day, 0, 0, 0, result);
-}
-
 static gboolean
 iso8601_to_unix(const char *s, gint64 *result)
 {
@@ -495,10 +467,6 @@ parse_iso8601(const char *s, gsize len, gint64 *result)
 {
 	char buf[ISO_MAX + 1];
 	gsize out = 0;
-
-	if (parse_date_only(s, len, result)) {
-		return TRUE;
-	}
 
 	/*
 	 * GDateTime wants a NUL-terminated string with an upper-case T and Z

@@ -41,8 +41,8 @@ feed_parser_classify_namespace(const xmlChar *uri, const xmlChar *prefix)
 			return NS_XML;
 		return NS_OTHER;
 	}
-	if (g_ascii_strcasecmp(u, "http://www.itunes.com/dtds/podcast-1.0.dtd") ==
-	    0)
+	if (g_ascii_strcasecmp(
+	            u, "http://www.itunes.com/dtds/podcast-1.0.dtd") == 0)
 		return NS_ITUNES;
 	if (NAME_IS(u, "http://www.w3.org/2005/Atom") ||
 	    NAME_IS(u, "http://www.w3.org/2005/Atom/") ||
@@ -57,8 +57,8 @@ feed_parser_classify_namespace(const xmlChar *uri, const xmlChar *prefix)
 	if (NAME_IS(u, "http://purl.org/rss/1.0/modules/content/"))
 		return NS_CONTENT;
 	if (g_ascii_strcasecmp(u, "https://github.com/Podcastindex-org/"
-				  "podcast-namespace/blob/main/docs/1.0.md") ==
-		    0 ||
+	                          "podcast-namespace/blob/main/docs/1.0.md") ==
+	            0 ||
 	    NAME_IS(u, "https://podcastindex.org/namespace/1.0"))
 		return NS_PODCAST;
 	if (NAME_IS(u, "http://purl.org/dc/elements/1.1/"))
@@ -100,12 +100,11 @@ root_role(FeedParser *parser, Namespace ns, const char *name)
 		return ROLE_CHANNEL;
 	}
 	message = g_strdup_printf("not a feed: the root element is <%s>, not "
-				  "<rss>, <feed> or <rdf:RDF>",
-				  name);
+	                          "<rss>, <feed> or <rdf:RDF>",
+	                          name);
 	if (parser->error == NULL)
-		parser->error =
-			g_error_new_literal(FEED_ERROR, FEED_ERROR_UNSUPPORTED,
-					    message);
+		parser->error = g_error_new_literal(
+		        FEED_ERROR, FEED_ERROR_UNSUPPORTED, message);
 	xmlStopParser(parser->ctxt);
 	return ROLE_SKIP;
 }
@@ -284,7 +283,7 @@ item_role(FeedParser *parser, Namespace ns, const char *name)
 		return ROLE_SKIP;
 	case NS_CONTENT:
 		return NAME_IS(name, "encoded") ? ROLE_IT_CONTENT_ENCODED
-						: ROLE_SKIP;
+		                                : ROLE_SKIP;
 	case NS_PSC:
 		return NAME_IS(name, "chapters") ? ROLE_CHAPTERS : ROLE_SKIP;
 	case NS_PODCAST:
@@ -305,7 +304,7 @@ item_role(FeedParser *parser, Namespace ns, const char *name)
 		return NAME_IS(name, "date") ? ROLE_IT_DC_DATE : ROLE_SKIP;
 	case NS_ENC:
 		return NAME_IS(name, "enclosure") ? ROLE_IT_ENC_ENCLOSURE
-						  : ROLE_SKIP;
+		                                  : ROLE_SKIP;
 	default:
 		return ROLE_SKIP;
 	}
@@ -313,7 +312,7 @@ item_role(FeedParser *parser, Namespace ns, const char *name)
 
 Role
 feed_parser_role(FeedParser *parser, Role parent, Namespace ns,
-		 const char *name)
+                 const char *name)
 {
 	/* A <feed> without a namespace still has Atom's elements. */
 	if (ns == NS_CORE && parser->channel->format == FEED_FORMAT_ATOM)
@@ -343,7 +342,7 @@ feed_parser_role(FeedParser *parser, Role parent, Namespace ns,
 		return item_role(parser, ns, name);
 	case ROLE_IMAGE:
 		return ns == NS_CORE && NAME_IS(name, "url") ? ROLE_IMAGE_URL
-							     : ROLE_SKIP;
+		                                             : ROLE_SKIP;
 	case ROLE_OWNER:
 		if (ns == NS_ITUNES && NAME_IS(name, "name"))
 			return ROLE_OWNER_NAME;
@@ -352,12 +351,12 @@ feed_parser_role(FeedParser *parser, Role parent, Namespace ns,
 		return ROLE_SKIP;
 	case ROLE_CATEGORY:
 		return ns == NS_ITUNES && NAME_IS(name, "category")
-			       ? ROLE_CATEGORY
-			       : ROLE_SKIP;
+		               ? ROLE_CATEGORY
+		               : ROLE_SKIP;
 	case ROLE_REDIRECT:
 		return ns == NS_CORE && NAME_IS(name, "newLocation")
-			       ? ROLE_NEW_LOCATION
-			       : ROLE_SKIP;
+		               ? ROLE_NEW_LOCATION
+		               : ROLE_SKIP;
 	case ROLE_MEDIA_GROUP:
 		if (ns != NS_MEDIA)
 			return ROLE_SKIP;
@@ -370,14 +369,14 @@ feed_parser_role(FeedParser *parser, Role parent, Namespace ns,
 		return ROLE_SKIP;
 	case ROLE_CHAPTERS:
 		return ns == NS_PSC && NAME_IS(name, "chapter") ? ROLE_CHAPTER
-								: ROLE_SKIP;
+		                                                : ROLE_SKIP;
 	case ROLE_ALTERNATE:
 		return ns == NS_PODCAST && NAME_IS(name, "source")
-			       ? ROLE_ALTERNATE_SOURCE
-			       : ROLE_SKIP;
+		               ? ROLE_ALTERNATE_SOURCE
+		               : ROLE_SKIP;
 	case ROLE_AUTHOR:
 		return ns == NS_ATOM && NAME_IS(name, "name") ? ROLE_AUTHOR_NAME
-							      : ROLE_SKIP;
+		                                              : ROLE_SKIP;
 	default:
 		return ROLE_SKIP;
 	}
@@ -451,10 +450,10 @@ attribute(FeedParser *parser, const Attributes *attrs, const char *name)
 /* An attribute holding a URL, resolved against the in-scope base. */
 static char *
 url_attribute(FeedParser *parser, const Attributes *attrs, Namespace ns,
-	      const char *name, const Frame *frame)
+              const char *name, const Frame *frame)
 {
 	g_autofree char *value =
-		feed_parser_dup_attribute(parser, attrs, ns, name);
+	        feed_parser_dup_attribute(parser, attrs, ns, name);
 
 	return value != NULL ? feed_url_resolve(frame->base, value) : NULL;
 }
@@ -482,7 +481,7 @@ mime_type(const char *text)
 
 static void
 add_enclosure(FeedParser *parser, const char *url, const char *type,
-	      const char *length, const Frame *frame)
+              const char *length, const Frame *frame)
 {
 	g_autofree char *resolved = NULL;
 	FeedEnclosure *enclosure;
@@ -496,28 +495,28 @@ add_enclosure(FeedParser *parser, const char *url, const char *type,
 	enclosure->mime_type = mime_type(type);
 	enclosure->file_size = file_size(length);
 	feed_ptr_array_add(&parser->episode->enclosures, enclosure,
-			   (GDestroyNotify)feed_enclosure_free);
+	                   (GDestroyNotify)feed_enclosure_free);
 }
 
 static void
 start_enclosure(FeedParser *parser, const Attributes *attrs, Namespace ns,
-		const char *url_name, const char *length_name,
-		const Frame *frame)
+                const char *url_name, const char *length_name,
+                const Frame *frame)
 {
 	Namespace attr_ns = ns == NS_ENC ? NS_ENC : NS_CORE;
 	g_autofree char *url = feed_parser_dup_attribute(
-		parser, attrs, ns == NS_ENC ? NS_RDF : NS_CORE, url_name);
+	        parser, attrs, ns == NS_ENC ? NS_RDF : NS_CORE, url_name);
 	g_autofree char *type =
-		feed_parser_dup_attribute(parser, attrs, attr_ns, "type");
+	        feed_parser_dup_attribute(parser, attrs, attr_ns, "type");
 	g_autofree char *length =
-		feed_parser_dup_attribute(parser, attrs, attr_ns, length_name);
+	        feed_parser_dup_attribute(parser, attrs, attr_ns, length_name);
 
 	add_enclosure(parser, url, type, length, frame);
 }
 
 static void
 start_channel_atom_link(FeedParser *parser, const Attributes *attrs,
-			const Frame *frame)
+                        const Frame *frame)
 {
 	FeedChannel *channel = parser->channel;
 	g_autofree char *rel = attribute(parser, attrs, "rel");
@@ -538,8 +537,8 @@ start_channel_atom_link(FeedParser *parser, const Attributes *attrs,
 	else if (NAME_IS(r, "hub") && channel->hub_url == NULL)
 		channel->hub_url = href;
 	else if ((NAME_IS(r, "alternate") || NAME_IS(r, "self")) &&
-		 ((type != NULL && NAME_IS(g_strstrip(type), "text/html")) ||
-		  (type == NULL && channel->format == FEED_FORMAT_ATOM)))
+	         ((type != NULL && NAME_IS(g_strstrip(type), "text/html")) ||
+	          (type == NULL && channel->format == FEED_FORMAT_ATOM)))
 		replace(&channel->link, href);
 	else
 		g_free(href);
@@ -547,7 +546,7 @@ start_channel_atom_link(FeedParser *parser, const Attributes *attrs,
 
 static void
 start_item_atom_link(FeedParser *parser, const Attributes *attrs,
-		     const Frame *frame)
+                     const Frame *frame)
 {
 	FeedEpisode *episode = parser->episode;
 	g_autofree char *rel = attribute(parser, attrs, "rel");
@@ -565,10 +564,10 @@ start_item_atom_link(FeedParser *parser, const Attributes *attrs,
 		return;
 	if (NAME_IS(r, "payment")) {
 		replace(&episode->payment_url,
-			feed_url_resolve(frame->base, href));
+		        feed_url_resolve(frame->base, href));
 	} else if ((NAME_IS(r, "alternate") || NAME_IS(r, "self")) &&
-		   (type == NULL || NAME_IS(g_strstrip(type), "text/html")) &&
-		   (episode->link == NULL || *episode->link == '\0')) {
+	           (type == NULL || NAME_IS(g_strstrip(type), "text/html")) &&
+	           (episode->link == NULL || *episode->link == '\0')) {
 		replace(&episode->link, feed_url_resolve(frame->base, href));
 	}
 }
@@ -581,7 +580,7 @@ start_item(FeedParser *parser, const Attributes *attrs)
 	parser->item = (ItemScratch){ 0 };
 	if (parser->channel->format == FEED_FORMAT_RSS1) {
 		char *about = feed_parser_dup_attribute(parser, attrs, NS_RDF,
-							"about");
+		                                        "about");
 
 		replace_unless_empty(&parser->episode->guid, about);
 	}
@@ -603,8 +602,7 @@ start_category(FeedParser *parser, const Attributes *attrs)
 		return;
 	}
 	/* Like podcastparser: two levels below the top, empty ones skipped. */
-	if (parser->category_depth > 3 || categories->len == 0 ||
-	    text == NULL)
+	if (parser->category_depth > 3 || categories->len == 0 || text == NULL)
 		return;
 	path = g_ptr_array_index(categories, categories->len - 1);
 	n = g_strv_length(path);
@@ -637,12 +635,12 @@ start_chapter(FeedParser *parser, const Attributes *attrs, const Frame *frame)
 	chapter->href = g_steal_pointer(&href);
 	chapter->image = g_steal_pointer(&image);
 	feed_ptr_array_add(&parser->episode->chapters, chapter,
-			   (GDestroyNotify)feed_chapter_free);
+	                   (GDestroyNotify)feed_chapter_free);
 }
 
 static void
 start_transcript(FeedParser *parser, const Attributes *attrs,
-		 const Frame *frame)
+                 const Frame *frame)
 {
 	char *url = url_attribute(parser, attrs, NS_CORE, "url", frame);
 	FeedTranscript *transcript;
@@ -655,7 +653,7 @@ start_transcript(FeedParser *parser, const Attributes *attrs,
 	transcript->language = attribute(parser, attrs, "language");
 	transcript->rel = attribute(parser, attrs, "rel");
 	feed_ptr_array_add(&parser->episode->transcripts, transcript,
-			   (GDestroyNotify)feed_transcript_free);
+	                   (GDestroyNotify)feed_transcript_free);
 }
 
 static void
@@ -669,7 +667,7 @@ start_alternate(FeedParser *parser, const Attributes *attrs)
 	alternate->mime_type = attribute(parser, attrs, "type");
 	alternate->file_size = file_size(length);
 	alternate->bitrate =
-		bitrate != NULL ? g_ascii_strtod(bitrate, NULL) : 0.0;
+	        bitrate != NULL ? g_ascii_strtod(bitrate, NULL) : 0.0;
 	if (!(alternate->bitrate > 0.0))
 		alternate->bitrate = 0.0;
 	alternate->title = attribute(parser, attrs, "title");
@@ -681,20 +679,20 @@ start_alternate(FeedParser *parser, const Attributes *attrs)
 
 static void
 start_alternate_source(FeedParser *parser, const Attributes *attrs,
-		       const Frame *frame)
+                       const Frame *frame)
 {
 	g_autofree char *uri =
-		url_attribute(parser, attrs, NS_CORE, "uri", frame);
+	        url_attribute(parser, attrs, NS_CORE, "uri", frame);
 
 	if (parser->alternate != NULL && uri != NULL)
 		g_ptr_array_add(parser->alternate->sources,
-				feed_url_normalize(uri));
+		                feed_url_normalize(uri));
 }
 
 /* Attributes that a text element needs at its end go to parser->pending. */
 static void
 keep_pending(FeedParser *parser, const Attributes *attrs, const char *a,
-	     const char *b, const char *c, const char *d)
+             const char *b, const char *c, const char *d)
 {
 	Pending *pending = &parser->pending;
 
@@ -706,7 +704,7 @@ keep_pending(FeedParser *parser, const Attributes *attrs, const char *a,
 
 void
 feed_parser_start_role(FeedParser *parser, Role role, const Frame *frame,
-		       const Attributes *attrs)
+                       const Attributes *attrs)
 {
 	FeedChannel *channel = parser->channel;
 	FeedEpisode *episode = parser->episode;
@@ -719,16 +717,16 @@ feed_parser_start_role(FeedParser *parser, Role role, const Frame *frame,
 		start_category(parser, attrs);
 		break;
 	case ROLE_CH_ITUNES_IMAGE:
-		replace_unless_empty(&channel->image_url,
-				     url_attribute(parser, attrs, NS_CORE,
-						   "href", frame));
+		replace_unless_empty(
+		        &channel->image_url,
+		        url_attribute(parser, attrs, NS_CORE, "href", frame));
 		break;
 	case ROLE_CH_ATOM_LINK:
 		start_channel_atom_link(parser, attrs, frame);
 		break;
 	case ROLE_CH_UPDATE_FREQUENCY:
 		replace_unless_empty(&channel->update_rrule,
-				     attribute(parser, attrs, "rrule"));
+		                     attribute(parser, attrs, "rrule"));
 		break;
 	case ROLE_CH_FUNDING:
 		keep_pending(parser, attrs, "url", NULL, NULL, NULL);
@@ -748,29 +746,29 @@ feed_parser_start_role(FeedParser *parser, Role role, const Frame *frame,
 		break;
 	case ROLE_IT_MEDIA_CONTENT:
 		start_enclosure(parser, attrs, NS_CORE, "url", "fileSize",
-				frame);
+		                frame);
 		break;
 	case ROLE_IT_ENC_ENCLOSURE:
 		start_enclosure(parser, attrs, NS_ENC, "resource", "length",
-				frame);
+		                frame);
 		break;
 	case ROLE_IT_ATOM_LINK:
 		start_item_atom_link(parser, attrs, frame);
 		break;
 	case ROLE_IT_ITUNES_IMAGE:
-		replace_unless_empty(&episode->image_url,
-				     url_attribute(parser, attrs, NS_CORE,
-						   "href", frame));
+		replace_unless_empty(
+		        &episode->image_url,
+		        url_attribute(parser, attrs, NS_CORE, "href", frame));
 		break;
 	case ROLE_IT_MEDIA_THUMBNAIL:
-		replace_unless_empty(&episode->image_url,
-				     url_attribute(parser, attrs, NS_CORE,
-						   "url", frame));
+		replace_unless_empty(
+		        &episode->image_url,
+		        url_attribute(parser, attrs, NS_CORE, "url", frame));
 		break;
 	case ROLE_IT_PODCAST_CHAPTERS:
-		replace_unless_empty(&episode->chapters_url,
-				     url_attribute(parser, attrs, NS_CORE,
-						   "url", frame));
+		replace_unless_empty(
+		        &episode->chapters_url,
+		        url_attribute(parser, attrs, NS_CORE, "url", frame));
 		break;
 	case ROLE_IT_TRANSCRIPT:
 		start_transcript(parser, attrs, frame);
@@ -795,9 +793,9 @@ parse_date(FeedParser *parser, const char *text)
 	gint64 seconds = feed_date_parse(text);
 
 	if (seconds == 0 && *text != '\0')
-		feed_parser_add_problem(parser, "line %d: cannot read date '%s'",
-					xmlSAX2GetLineNumber(parser->ctxt),
-					text);
+		feed_parser_add_problem(
+		        parser, "line %d: cannot read date '%s'",
+		        xmlSAX2GetLineNumber(parser->ctxt), text);
 	return seconds;
 }
 
@@ -821,7 +819,7 @@ block(const char *text)
 	g_autofree char *value = trim(text);
 
 	return g_ascii_strcasecmp(value, "yes") == 0 ? FEED_TRISTATE_TRUE
-						      : FEED_TRISTATE_FALSE;
+	                                             : FEED_TRISTATE_FALSE;
 }
 
 static char **
@@ -839,8 +837,8 @@ end_person(FeedParser *parser, const Frame *frame, char *text)
 {
 	Pending *pending = &parser->pending;
 	GPtrArray **persons = parser->episode != NULL
-				      ? &parser->episode->persons
-				      : &parser->channel->persons;
+	                              ? &parser->episode->persons
+	                              : &parser->channel->persons;
 	g_autofree char *name = squash(text);
 	FeedPerson *person;
 
@@ -848,10 +846,10 @@ end_person(FeedParser *parser, const Frame *frame, char *text)
 		return;
 	person = g_new0(FeedPerson, 1);
 	person->name = g_steal_pointer(&name);
-	person->role = g_ascii_strdown(pending->a != NULL ? pending->a : "host",
-				       -1);
-	person->group = g_ascii_strdown(
-		pending->b != NULL ? pending->b : "cast", -1);
+	person->role =
+	        g_ascii_strdown(pending->a != NULL ? pending->a : "host", -1);
+	person->group =
+	        g_ascii_strdown(pending->b != NULL ? pending->b : "cast", -1);
 	person->href = feed_url_resolve(frame->base, pending->c);
 	person->image = feed_url_resolve(frame->base, pending->d);
 	feed_ptr_array_add(persons, person, (GDestroyNotify)feed_person_free);
@@ -869,7 +867,7 @@ end_funding(FeedParser *parser, const Frame *frame, char *text)
 	funding->url = url;
 	funding->text = squash(text);
 	feed_ptr_array_add(&parser->channel->funding, funding,
-			   (GDestroyNotify)feed_funding_free);
+	                   (GDestroyNotify)feed_funding_free);
 }
 
 /* An item/description: HTML goes to description_html, text to description. */
@@ -879,9 +877,9 @@ end_item_description(FeedEpisode *episode, const char *text)
 	if (feed_text_looks_like_html(text)) {
 		if (episode->description_html == NULL)
 			replace_unless_empty(&episode->description_html,
-					     trim(text));
+			                     trim(text));
 	} else if (episode->description == NULL ||
-		   *episode->description == '\0') {
+	           *episode->description == '\0') {
 		replace(&episode->description, squash_nl(text));
 	}
 }
@@ -906,7 +904,7 @@ end_atom_content(FeedParser *parser, char *text, gboolean is_summary)
 		guchar *bytes = g_base64_decode(text, &length);
 
 		decoded = feed_text_take_valid_utf8(
-			g_strndup((const char *)bytes, length));
+		        g_strndup((const char *)bytes, length));
 		g_free(bytes);
 		text = decoded;
 	}
@@ -929,8 +927,8 @@ end_guid(FeedParser *parser, const Frame *frame, const char *text)
 	if (*guid == '\0')
 		return;
 	parser->item.guid_is_permalink =
-		permalink == NULL ||
-		g_ascii_strcasecmp(g_strstrip(parser->pending.a), "true") == 0;
+	        permalink == NULL ||
+	        g_ascii_strcasecmp(g_strstrip(parser->pending.a), "true") == 0;
 	if (parser->item.guid_is_permalink)
 		replace(&episode->guid, feed_url_resolve(frame->base, guid));
 	else
@@ -954,13 +952,13 @@ finish_item(FeedParser *parser)
 	    feed_text_looks_like_html(episode->description)) {
 		if (episode->description_html == NULL)
 			episode->description_html =
-				g_steal_pointer(&episode->description);
+			        g_steal_pointer(&episode->description);
 		else
 			g_clear_pointer(&episode->description, g_free);
 	}
 	if (empty(episode->description) && episode->description_html != NULL)
 		replace(&episode->description,
-			feed_html_to_text(episode->description_html));
+		        feed_html_to_text(episode->description_html));
 	if (episode->description == NULL)
 		episode->description = g_strdup("");
 
@@ -989,7 +987,7 @@ finish_item(FeedParser *parser)
 
 		if (only->url != NULL)
 			episode->title =
-				feed_url_basename_no_extension(only->url);
+			        feed_url_basename_no_extension(only->url);
 	}
 	if (empty(episode->link) && parser->item.guid_is_permalink &&
 	    episode->guid != NULL)
@@ -1012,8 +1010,7 @@ end_item(FeedParser *parser)
 }
 
 static void
-end_channel_text(FeedParser *parser, Role role, const Frame *frame,
-		 char *text)
+end_channel_text(FeedParser *parser, Role role, const Frame *frame, char *text)
 {
 	FeedChannel *channel = parser->channel;
 	gint64 number;
@@ -1088,7 +1085,8 @@ end_channel_text(FeedParser *parser, Role role, const Frame *frame,
 		replace(&channel->podcast_guid, squash(text));
 		break;
 	case ROLE_CH_MEDIUM:
-		replace(&channel->medium, g_ascii_strdown(g_strstrip(text), -1));
+		replace(&channel->medium,
+		        g_ascii_strdown(g_strstrip(text), -1));
 		break;
 	case ROLE_CH_TTL:
 		if (feed_text_parse_int(text, &number) && number > 0)
@@ -1103,7 +1101,7 @@ end_channel_text(FeedParser *parser, Role role, const Frame *frame,
 	case ROLE_CH_ICON:
 	case ROLE_IMAGE_URL:
 		replace_unless_empty(&channel->image_url,
-				     feed_url_resolve(frame->base, text));
+		                     feed_url_resolve(frame->base, text));
 		break;
 	case ROLE_OWNER_NAME:
 		replace(&channel->owner_name, squash(text));
@@ -1175,7 +1173,7 @@ end_item_text(FeedParser *parser, Role role, const Frame *frame, char *text)
 		break;
 	case ROLE_IT_SEASON:
 		episode->season =
-			feed_text_parse_int(text, &number) ? number : 0;
+		        feed_text_parse_int(text, &number) ? number : 0;
 		break;
 	case ROLE_IT_PODCAST_SEASON:
 		if (feed_text_parse_int(text, &number) && number >= 0)
@@ -1214,7 +1212,7 @@ end_item_text(FeedParser *parser, Role role, const Frame *frame, char *text)
 
 void
 feed_parser_end_role(FeedParser *parser, Role role, const Frame *frame,
-		     char *text)
+                     char *text)
 {
 	g_autofree char *owned = text;
 
@@ -1228,9 +1226,9 @@ feed_parser_end_role(FeedParser *parser, Role role, const Frame *frame,
 	case ROLE_ALTERNATE:
 		if (parser->episode != NULL && parser->alternate != NULL)
 			feed_ptr_array_add(
-				&parser->episode->alternates,
-				g_steal_pointer(&parser->alternate),
-				(GDestroyNotify)feed_alternate_enclosure_free);
+			        &parser->episode->alternates,
+			        g_steal_pointer(&parser->alternate),
+			        (GDestroyNotify)feed_alternate_enclosure_free);
 		return;
 	default:
 		break;
@@ -1264,21 +1262,21 @@ feed_parser_finish_channel(FeedParser *parser)
 
 	if (empty(channel->title)) {
 		g_autofree char *name =
-			parser->base_url != NULL
-				? feed_url_basename_no_extension(
-					  parser->base_url)
-				: NULL;
+		        parser->base_url != NULL
+		                ? feed_url_basename_no_extension(
+		                          parser->base_url)
+		                : NULL;
 
-		replace(&channel->title, name != NULL ? g_steal_pointer(&name)
-						      : g_strdup(""));
+		replace(&channel->title,
+		        name != NULL ? g_steal_pointer(&name) : g_strdup(""));
 	}
 	if (empty(channel->description))
 		replace(&channel->description,
-			first_of(channel->itunes_summary, NULL, NULL, NULL));
+		        first_of(channel->itunes_summary, NULL, NULL, NULL));
 	if (empty(channel->language))
 		replace(&channel->language,
-			first_of(channel->dc_language, NULL, NULL, NULL));
+		        first_of(channel->dc_language, NULL, NULL, NULL));
 	channel->author =
-		first_of(channel->itunes_author, channel->atom_author,
-			 channel->managing_editor, channel->dc_creator);
+	        first_of(channel->itunes_author, channel->atom_author,
+	                 channel->managing_editor, channel->dc_creator);
 }

@@ -86,7 +86,7 @@ feed_alternate_enclosure_get_n_sources(const FeedAlternateEnclosure *alternate)
 
 const char *
 feed_alternate_enclosure_get_source(const FeedAlternateEnclosure *alternate,
-				    guint index)
+                                    guint index)
 {
 	g_return_val_if_fail(alternate != NULL, NULL);
 	g_return_val_if_fail(index < alternate->sources->len, NULL);

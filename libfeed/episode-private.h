@@ -6,16 +6,16 @@
 #include "feed/funding.h"
 
 struct FeedEnclosure {
-	char *url;       /* NULL when unusable */
-	char *mime_type; /* never NULL */
+	char *url;        /* NULL when unusable */
+	char *mime_type;  /* never NULL */
 	gint64 file_size; /* bytes; -1 means unknown */
 };
 
 struct FeedAlternateEnclosure {
-	char *mime_type;   /* NULL when absent */
-	gint64 file_size;  /* bytes; -1 means unknown */
-	double bitrate;    /* bits per second; 0 means unknown */
-	char *title;       /* NULL when absent */
+	char *mime_type;  /* NULL when absent */
+	gint64 file_size; /* bytes; -1 means unknown */
+	double bitrate;   /* bits per second; 0 means unknown */
+	char *title;      /* NULL when absent */
 	gboolean is_default;
 	GPtrArray *sources; /* of char * (NULL entries: unusable); never NULL */
 };
@@ -63,12 +63,12 @@ struct FeedEpisode {
 	gint64 podcast_episode; /* 0 means absent */
 	gint64 podcast_season;  /* -1 means absent */
 	FeedEpisodeType episode_type;
-	char *subtitle;         /* NULL when absent */
-	char *itunes_author;    /* NULL when absent */
+	char *subtitle;      /* NULL when absent */
+	char *itunes_author; /* NULL when absent */
 	FeedTristate explicit_;
 	FeedTristate block;
-	char *image_url;        /* NULL when absent */
-	char *chapters_url;     /* NULL when absent */
+	char *image_url;    /* NULL when absent */
+	char *chapters_url; /* NULL when absent */
 
 	/* Each NULL while empty: most episodes have few of these. */
 	GPtrArray *enclosures;  /* of FeedEnclosure */

@@ -150,13 +150,13 @@ struct FeedParser {
 	char *base_url; /* NULL means no base */
 	FeedEpisodeFunc func;
 	gpointer user_data;
-	gsize max_size; /* bytes */
-	gsize fed;      /* bytes so far */
+	gsize max_size;   /* bytes */
+	gsize fed;        /* bytes so far */
 	gsize text_bytes; /* bytes of text libxml2 handed over so far */
 
 	xmlSAXHandler sax;
-	xmlParserCtxtPtr ctxt; /* NULL until the first 4 bytes arrive */
-	GByteArray *head;      /* the bytes before that */
+	xmlParserCtxtPtr ctxt;     /* NULL until the first 4 bytes arrive */
+	GByteArray *head;          /* the bytes before that */
 	GHashTable *html_entities; /* name -> xmlEntity, made on first use */
 
 	FeedChannel *channel;
@@ -190,7 +190,7 @@ feed_parser_classify_namespace(const xmlChar *uri, const xmlChar *prefix);
 G_GNUC_INTERNAL
 Role
 feed_parser_role(FeedParser *parser, Role parent, Namespace ns,
-		 const char *name);
+                 const char *name);
 
 G_GNUC_INTERNAL
 gboolean
@@ -199,12 +199,12 @@ feed_parser_role_wants_text(Role role);
 G_GNUC_INTERNAL
 void
 feed_parser_start_role(FeedParser *parser, Role role, const Frame *frame,
-		       const Attributes *attrs);
+                       const Attributes *attrs);
 
 G_GNUC_INTERNAL
 void
 feed_parser_end_role(FeedParser *parser, Role role, const Frame *frame,
-		     char *text);
+                     char *text);
 
 G_GNUC_INTERNAL
 void
@@ -214,11 +214,11 @@ feed_parser_finish_channel(FeedParser *parser);
 G_GNUC_INTERNAL
 char *
 feed_parser_dup_attribute(FeedParser *parser, const Attributes *attrs,
-			  Namespace ns, const char *name);
+                          Namespace ns, const char *name);
 
 G_GNUC_INTERNAL
 void
 feed_parser_add_problem(FeedParser *parser, const char *format, ...)
-	G_GNUC_PRINTF(2, 3);
+        G_GNUC_PRINTF(2, 3);
 
 #endif

@@ -42,8 +42,8 @@ feed_parser_add_problem(FeedParser *parser, const char *format, ...)
 	if (parser->n_problems > MAX_PROBLEMS)
 		return;
 	va_start(args, format);
-	g_ptr_array_add(errors,
-			feed_text_take_valid_utf8(g_strdup_vprintf(format, args)));
+	g_ptr_array_add(errors, feed_text_take_valid_utf8(
+	                                g_strdup_vprintf(format, args)));
 	va_end(args);
 }
 
@@ -66,8 +66,8 @@ on_error(void *ctx, xmlErrorPtr error)
 	case XML_ERR_ENTITY_LOOP:
 	case XML_ERR_ENTITY_BOUNDARY:
 		set_fatal(parser, FEED_ERROR_ENTITY_LIMIT,
-			  "entity expansion is too large or loops; "
-			  "the document is refused");
+		          "entity expansion is too large or loops; "
+		          "the document is refused");
 		return;
 	default:
 		break;
@@ -91,7 +91,7 @@ checked(FeedParser *parser, char *text)
 
 char *
 feed_parser_dup_attribute(FeedParser *parser, const Attributes *attrs,
-			  Namespace ns, const char *name)
+                          Namespace ns, const char *name)
 {
 	for (int i = 0; i < attrs->n; i++) {
 		const xmlChar **a = attrs->values + 5 * i;
@@ -116,9 +116,9 @@ feed_parser_dup_attribute(FeedParser *parser, const Attributes *attrs,
 		 * SAX2 attribute values (and writes &amp; as &#38;): decode
 		 * them as its tree builder would.
 		 */
-		decoded = xmlStringLenDecodeEntities(parser->ctxt, a[3], length,
-						     XML_SUBSTITUTE_REF, 0, 0,
-						     0);
+		decoded =
+		        xmlStringLenDecodeEntities(parser->ctxt, a[3], length,
+		                                   XML_SUBSTITUTE_REF, 0, 0, 0);
 		if (decoded == NULL)
 			return NULL;
 		copy = g_strdup((const char *)decoded);
@@ -156,7 +156,7 @@ html_entity(FeedParser *parser, const xmlChar *name)
 		return NULL;
 	if (parser->html_entities == NULL)
 		parser->html_entities = g_hash_table_new_full(
-			g_str_hash, g_str_equal, NULL, free_entity);
+		        g_str_hash, g_str_equal, NULL, free_entity);
 	entity = g_hash_table_lookup(parser->html_entities, name);
 	if (entity != NULL)
 		return entity;
@@ -168,7 +168,7 @@ html_entity(FeedParser *parser, const xmlChar *name)
 	entity->content = (xmlChar *)g_strndup(utf8, length);
 	entity->length = length;
 	g_hash_table_insert(parser->html_entities, (char *)entity->name,
-			    entity);
+	                    entity);
 	return entity;
 }
 
@@ -182,8 +182,7 @@ on_get_entity(void *ctx, const xmlChar *name)
 
 /* External entities and DTDs are never loaded, whatever the document says. */
 static xmlParserInputPtr
-on_resolve_entity(void *ctx, const xmlChar *public_id,
-		  const xmlChar *system_id)
+on_resolve_entity(void *ctx, const xmlChar *public_id, const xmlChar *system_id)
 {
 	return NULL;
 }
@@ -213,9 +212,9 @@ static const char *
 xml_base(FeedParser *parser, const Attributes *attrs, char **own)
 {
 	const char *base = parser->frames->len > 0 ? top_frame(parser)->base
-						   : parser->base_url;
+	                                           : parser->base_url;
 	g_autofree char *value =
-		feed_parser_dup_attribute(parser, attrs, NS_XML, "base");
+	        feed_parser_dup_attribute(parser, attrs, NS_XML, "base");
 
 	*own = NULL;
 	if (value == NULL)
@@ -226,14 +225,14 @@ xml_base(FeedParser *parser, const Attributes *attrs, char **own)
 
 static void
 on_start_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
-		 const xmlChar *uri, int nb_namespaces,
-		 const xmlChar **namespaces, int nb_attributes,
-		 int nb_defaulted, const xmlChar **attributes)
+                 const xmlChar *uri, int nb_namespaces,
+                 const xmlChar **namespaces, int nb_attributes,
+                 int nb_defaulted, const xmlChar **attributes)
 {
 	FeedParser *parser = parser_of(ctx);
 	Attributes attrs = { attributes, nb_attributes };
-	Role parent = parser->frames->len > 0 ? top_frame(parser)->role
-					      : ROLE_SKIP;
+	Role parent =
+	        parser->frames->len > 0 ? top_frame(parser)->role : ROLE_SKIP;
 	Frame frame = { ROLE_SKIP, NULL, NULL };
 
 	if (parser->error != NULL)
@@ -246,8 +245,8 @@ on_start_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 		return;
 	}
 	frame.role = feed_parser_role(parser, parent,
-				      classify_cached(parser, uri, prefix),
-				      (const char *)localname);
+	                              classify_cached(parser, uri, prefix),
+	                              (const char *)localname);
 	if (parser->error != NULL)
 		return;
 	frame.base = xml_base(parser, &attrs, &frame.own_base);
@@ -271,7 +270,7 @@ end_frame(FeedParser *parser)
 
 		parser->capture = 0;
 		feed_parser_end_role(parser, frame->role, frame,
-				     checked(parser, text));
+		                     checked(parser, text));
 	} else if (frame->role != ROLE_SKIP) {
 		feed_parser_end_role(parser, frame->role, frame, NULL);
 	}
@@ -281,7 +280,7 @@ end_frame(FeedParser *parser)
 
 static void
 on_end_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
-	       const xmlChar *uri)
+               const xmlChar *uri)
 {
 	FeedParser *parser = parser_of(ctx);
 
@@ -302,8 +301,8 @@ within_expansion_limit(FeedParser *parser, gsize length)
 	if (parser->text_bytes <= MAX_EXPANSION * parser->fed + (1 << 20))
 		return TRUE;
 	set_fatal(parser, FEED_ERROR_ENTITY_LIMIT,
-		  "entity expansion is too large or loops; "
-		  "the document is refused");
+	          "entity expansion is too large or loops; "
+	          "the document is refused");
 	return FALSE;
 }
 
@@ -324,8 +323,8 @@ feed_parser_new(const char *base_url, FeedEpisodeFunc func, gpointer user_data)
 	FeedParser *parser = g_new0(FeedParser, 1);
 
 	parser->base_url = base_url != NULL && *base_url != '\0'
-				   ? g_strdup(base_url)
-				   : NULL;
+	                           ? g_strdup(base_url)
+	                           : NULL;
 	parser->func = func;
 	parser->user_data = user_data;
 	parser->max_size = FEED_PARSER_DEFAULT_MAX_SIZE;
@@ -388,8 +387,8 @@ void
 feed_parser_set_max_size(FeedParser *parser, gsize max_size)
 {
 	g_return_if_fail(parser != NULL);
-	parser->max_size = max_size != 0 ? max_size
-					 : FEED_PARSER_DEFAULT_MAX_SIZE;
+	parser->max_size =
+	        max_size != 0 ? max_size : FEED_PARSER_DEFAULT_MAX_SIZE;
 }
 
 static gboolean
@@ -410,11 +409,11 @@ create_context(FeedParser *parser, const char *data, int length)
 {
 	const char *name = parser->base_url != NULL ? parser->base_url : NULL;
 
-	parser->ctxt = xmlCreatePushParserCtxt(&parser->sax, NULL, data, length,
-					       name);
+	parser->ctxt =
+	        xmlCreatePushParserCtxt(&parser->sax, NULL, data, length, name);
 	parser->ctxt->_private = parser;
 	xmlCtxtUseOptions(parser->ctxt, XML_PARSE_RECOVER | XML_PARSE_NONET |
-						XML_PARSE_NOCDATA);
+	                                        XML_PARSE_NOCDATA);
 	/* xmlCtxtUseOptions puts back libxml2's default DTD loading hooks. */
 	parser->ctxt->sax->resolveEntity = on_resolve_entity;
 	parser->ctxt->sax->externalSubset = NULL;
@@ -427,7 +426,7 @@ push(FeedParser *parser, const char *data, gsize length, gboolean terminate)
 		int chunk = (int)MIN(length, (gsize)1 << 20);
 
 		xmlParseChunk(parser->ctxt, data, chunk,
-			      terminate && (gsize)chunk == length);
+		              terminate && (gsize)chunk == length);
 		if (parser->error != NULL)
 			return FALSE;
 		data += chunk;
@@ -440,7 +439,7 @@ push(FeedParser *parser, const char *data, gsize length, gboolean terminate)
 
 gboolean
 feed_parser_feed(FeedParser *parser, const char *data, gsize length,
-		 GError **error)
+                 GError **error)
 {
 	g_return_val_if_fail(parser != NULL, FALSE);
 	g_return_val_if_fail(data != NULL || length == 0, FALSE);
@@ -451,9 +450,9 @@ feed_parser_feed(FeedParser *parser, const char *data, gsize length,
 	parser->fed += length;
 	if (parser->fed > parser->max_size) {
 		g_autofree char *cap = g_format_size_full(
-			parser->max_size, G_FORMAT_SIZE_IEC_UNITS);
+		        parser->max_size, G_FORMAT_SIZE_IEC_UNITS);
 		g_autofree char *message = g_strdup_printf(
-			"the document is larger than the %s cap", cap);
+		        "the document is larger than the %s cap", cap);
 		set_fatal(parser, FEED_ERROR_TOO_LARGE, message);
 		return take_error(parser, error);
 	}
@@ -483,13 +482,14 @@ feed_parser_finish(FeedParser *parser, GError **error)
 	if (parser->error == NULL) {
 		if (parser->ctxt == NULL)
 			create_context(parser, (const char *)parser->head->data,
-				       (int)parser->head->len);
+			               (int)parser->head->len);
 		push(parser, NULL, 0, TRUE);
 	}
 	if (parser->error == NULL && !parser->root_seen)
 		set_fatal(parser, FEED_ERROR_PARSE,
-			  parser->fed == 0 ? "not a feed: the document is empty"
-					   : "not a feed: no XML element found");
+		          parser->fed == 0
+		                  ? "not a feed: the document is empty"
+		                  : "not a feed: no XML element found");
 	if (!take_error(parser, error))
 		return NULL;
 	/* A truncated document leaves elements open: close them in order. */
@@ -498,9 +498,8 @@ feed_parser_finish(FeedParser *parser, GError **error)
 	feed_parser_finish_channel(parser);
 	if (parser->n_problems > MAX_PROBLEMS)
 		feed_parser_add_problem(parser, "%u more problems not listed",
-					parser->n_problems - MAX_PROBLEMS);
+		                        parser->n_problems - MAX_PROBLEMS);
 	channel = g_steal_pointer(&parser->channel);
 	parser->channel = feed_channel_new();
 	return channel;
 }
-

@@ -54,8 +54,8 @@ typedef enum {
  */
 FEED_PUBLIC
 FeedChannel *
-feed_channel_new_from_data(const char *data, gsize length,
-			   const char *base_url, GError **error);
+feed_channel_new_from_data(const char *data, gsize length, const char *base_url,
+                           GError **error);
 
 /**
  * Reads and parses a feed file, in chunks, as
@@ -72,7 +72,7 @@ feed_channel_new_from_data(const char *data, gsize length,
 FEED_PUBLIC
 FeedChannel *
 feed_channel_new_from_file(const char *path, const char *base_url,
-			   GError **error);
+                           GError **error);
 
 /**
  * Takes a reference to a channel.

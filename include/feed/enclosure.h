@@ -75,8 +75,7 @@ feed_alternate_enclosure_get_mime_type(const FeedAlternateEnclosure *alternate);
  */
 FEED_PUBLIC
 gint64
-feed_alternate_enclosure_get_file_size(
-	const FeedAlternateEnclosure *alternate);
+feed_alternate_enclosure_get_file_size(const FeedAlternateEnclosure *alternate);
 
 /**
  * Returns the bit rate of an alternate enclosure.
@@ -120,8 +119,7 @@ feed_alternate_enclosure_is_default(const FeedAlternateEnclosure *alternate);
  */
 FEED_PUBLIC
 guint
-feed_alternate_enclosure_get_n_sources(
-	const FeedAlternateEnclosure *alternate);
+feed_alternate_enclosure_get_n_sources(const FeedAlternateEnclosure *alternate);
 
 /**
  * Returns one source URL of a rendition, resolved and normalized as
@@ -136,7 +134,7 @@ feed_alternate_enclosure_get_n_sources(
 FEED_PUBLIC
 const char *
 feed_alternate_enclosure_get_source(const FeedAlternateEnclosure *alternate,
-				    guint index);
+                                    guint index);
 
 G_END_DECLS
 

@@ -10,8 +10,8 @@
 #ifndef FEED_FEED_H
 #define FEED_FEED_H
 
-#include <feed/chapter.h>
 #include <feed/channel.h>
+#include <feed/chapter.h>
 #include <feed/enclosure.h>
 #include <feed/episode.h>
 #include <feed/error.h>

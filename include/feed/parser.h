@@ -81,7 +81,7 @@ feed_parser_set_max_size(FeedParser *parser, gsize max_size);
 FEED_PUBLIC
 gboolean
 feed_parser_feed(FeedParser *parser, const char *data, gsize length,
-		 GError **error);
+                 GError **error);
 
 /**
  * Ends the document and returns what the feed says of itself. An unclosed

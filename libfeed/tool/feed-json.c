@@ -69,30 +69,32 @@ alternate_enclosures(JsonOut *json, const FeedEpisode *episode)
 	json_out_begin_array(json);
 	for (guint i = 0; i < n; i++) {
 		const FeedAlternateEnclosure *a =
-			feed_episode_get_alternate_enclosure(episode, i);
+		        feed_episode_get_alternate_enclosure(episode, i);
 		guint n_sources = feed_alternate_enclosure_get_n_sources(a);
 
 		json_out_begin_object(json);
-		json_out_member_string(json, "mime_type",
-				       feed_alternate_enclosure_get_mime_type(a));
+		json_out_member_string(
+		        json, "mime_type",
+		        feed_alternate_enclosure_get_mime_type(a));
 		member_int(json, "file_size",
-			   feed_alternate_enclosure_get_file_size(a));
+		           feed_alternate_enclosure_get_file_size(a));
 		if (feed_alternate_enclosure_get_bitrate(a) > 0) {
 			json_out_key(json, "bitrate");
-			json_out_int(json,
-				     (gint64)feed_alternate_enclosure_get_bitrate(
-					     a));
+			json_out_int(
+			        json,
+			        (gint64)feed_alternate_enclosure_get_bitrate(
+			                a));
 		}
 		json_out_member_string(json, "title",
-				       feed_alternate_enclosure_get_title(a));
+		                       feed_alternate_enclosure_get_title(a));
 		json_out_key(json, "default");
 		json_out_bool(json, feed_alternate_enclosure_is_default(a));
 		json_out_key(json, "sources");
 		json_out_begin_array(json);
 		for (guint s = 0; s < n_sources; s++)
-			json_out_string(json,
-					feed_alternate_enclosure_get_source(a,
-									    s));
+			json_out_string(
+			        json,
+			        feed_alternate_enclosure_get_source(a, s));
 		json_out_end_array(json);
 		json_out_end_object(json);
 	}
@@ -117,7 +119,7 @@ chapters(JsonOut *json, const FeedEpisode *episode)
 		json_out_string(json, feed_chapter_get_title(c));
 		json_out_member_string(json, "href", feed_chapter_get_href(c));
 		json_out_member_string(json, "image",
-				       feed_chapter_get_image(c));
+		                       feed_chapter_get_image(c));
 		json_out_end_object(json);
 	}
 	json_out_end_array(json);
@@ -131,14 +133,14 @@ transcripts(JsonOut *json, const FeedEpisode *episode)
 	if (n == 0)
 		return;
 	json_out_member_string(
-		json, "transcript_url",
-		feed_transcript_get_url(
-			feed_episode_get_transcript(episode, n - 1)));
+	        json, "transcript_url",
+	        feed_transcript_get_url(
+	                feed_episode_get_transcript(episode, n - 1)));
 	json_out_key(json, "transcripts");
 	json_out_begin_array(json);
 	for (guint i = 0; i < n; i++) {
 		const FeedTranscript *t =
-			feed_episode_get_transcript(episode, i);
+		        feed_episode_get_transcript(episode, i);
 
 		json_out_begin_object(json);
 		json_out_key(json, "url");
@@ -146,7 +148,7 @@ transcripts(JsonOut *json, const FeedEpisode *episode)
 		json_out_key(json, "type");
 		json_out_string(json, feed_transcript_get_mime_type(t));
 		json_out_member_string(json, "language",
-				       feed_transcript_get_language(t));
+		                       feed_transcript_get_language(t));
 		json_out_member_string(json, "rel", feed_transcript_get_rel(t));
 		json_out_end_object(json);
 	}
@@ -183,7 +185,7 @@ feedtool_json_episode(JsonOut *json, const FeedEpisode *episode)
 	json_out_key(json, "description");
 	json_out_string(json, feed_episode_get_description(episode));
 	json_out_member_string(json, "description_html",
-			       feed_episode_get_description_html(episode));
+	                       feed_episode_get_description_html(episode));
 	member_int(json, "published", feed_episode_get_published(episode));
 	member_int(json, "total_time", feed_episode_get_total_time(episode));
 	json_out_key(json, "payment_url");
@@ -196,24 +198,24 @@ feedtool_json_episode(JsonOut *json, const FeedEpisode *episode)
 		member_int(json, "season", feed_episode_get_season(episode));
 	if (feed_episode_get_podcast_episode(episode) > 0)
 		member_int(json, "podcast_episode",
-			   feed_episode_get_podcast_episode(episode));
+		           feed_episode_get_podcast_episode(episode));
 	if (feed_episode_get_podcast_season(episode) >= 0)
 		member_int(json, "podcast_season",
-			   feed_episode_get_podcast_season(episode));
+		           feed_episode_get_podcast_season(episode));
 	json_out_member_string(
-		json, "type",
-		episode_type(feed_episode_get_episode_type(episode)));
+	        json, "type",
+	        episode_type(feed_episode_get_episode_type(episode)));
 	json_out_member_string(json, "subtitle",
-			       feed_episode_get_subtitle(episode));
+	                       feed_episode_get_subtitle(episode));
 	json_out_member_string(json, "itunes_author",
-			       feed_episode_get_itunes_author(episode));
+	                       feed_episode_get_itunes_author(episode));
 	member_tristate(json, "explicit", feed_episode_get_explicit(episode));
 	member_tristate(json, "block", feed_episode_get_block(episode));
 	json_out_member_string(json, "episode_art_url",
-			       feed_episode_get_image_url(episode));
+	                       feed_episode_get_image_url(episode));
 	chapters(json, episode);
 	json_out_member_string(json, "chapters_json_url",
-			       feed_episode_get_chapters_url(episode));
+	                       feed_episode_get_chapters_url(episode));
 	transcripts(json, episode);
 	if (n_persons > 0) {
 		json_out_key(json, "persons");
@@ -231,7 +233,8 @@ owner(JsonOut *json, const FeedChannel *channel)
 	const char *name = feed_channel_get_owner_name(channel);
 	const char *email = feed_channel_get_owner_email(channel);
 
-	if ((name == NULL || *name == '\0') && (email == NULL || *email == '\0'))
+	if ((name == NULL || *name == '\0') &&
+	    (email == NULL || *email == '\0'))
 		return;
 	json_out_key(json, "itunes_owner");
 	json_out_begin_object(json);
@@ -272,8 +275,8 @@ funding(JsonOut *json, const FeedChannel *channel)
 		return;
 	/* Like podcastparser, funding_url is the last one. */
 	json_out_member_string(
-		json, "funding_url",
-		feed_funding_get_url(feed_channel_get_funding(channel, n - 1)));
+	        json, "funding_url",
+	        feed_funding_get_url(feed_channel_get_funding(channel, n - 1)));
 	json_out_key(json, "funding");
 	json_out_begin_array(json);
 	for (guint i = 0; i < n; i++) {
@@ -326,20 +329,20 @@ feedtool_json_channel_members(JsonOut *json, const FeedChannel *channel)
 	json_out_string(json, feed_channel_get_title(channel));
 	json_out_member_string(json, "link", feed_channel_get_link(channel));
 	json_out_member_string(json, "description",
-			       feed_channel_get_description(channel));
+	                       feed_channel_get_description(channel));
 	json_out_member_string(json, "author",
-			       feed_channel_get_author(channel));
+	                       feed_channel_get_author(channel));
 	json_out_member_string(json, "itunes_author",
-			       feed_channel_get_itunes_author(channel));
+	                       feed_channel_get_itunes_author(channel));
 	owner(json, channel);
 	json_out_member_string(json, "cover_url",
-			       feed_channel_get_image_url(channel));
+	                       feed_channel_get_image_url(channel));
 	json_out_member_string(json, "language",
-			       feed_channel_get_language(channel));
+	                       feed_channel_get_language(channel));
 	json_out_member_string(json, "new_url",
-			       feed_channel_get_new_url(channel));
+	                       feed_channel_get_new_url(channel));
 	json_out_member_string(json, "type",
-			       show_type(feed_channel_get_show_type(channel)));
+	                       show_type(feed_channel_get_show_type(channel)));
 	member_tristate(json, "explicit", feed_channel_get_explicit(channel));
 	member_tristate(json, "block", feed_channel_get_block(channel));
 	if (feed_channel_is_complete(channel)) {
@@ -352,26 +355,26 @@ feedtool_json_channel_members(JsonOut *json, const FeedChannel *channel)
 		string_array(json, keywords);
 	}
 	json_out_member_string(json, "generator",
-			       feed_channel_get_generator(channel));
+	                       feed_channel_get_generator(channel));
 	json_out_member_string(json, "payment_url",
-			       feed_channel_get_payment_url(channel));
+	                       feed_channel_get_payment_url(channel));
 	funding(json, channel);
 	json_out_member_string(json, "paged_feed_first",
-			       feed_channel_get_first_page_url(channel));
+	                       feed_channel_get_first_page_url(channel));
 	json_out_member_string(json, "paged_feed_next",
-			       feed_channel_get_next_page_url(channel));
+	                       feed_channel_get_next_page_url(channel));
 	member_tristate(json, "import_prohibited",
-			feed_channel_get_locked(channel));
+	                feed_channel_get_locked(channel));
 	json_out_member_string(json, "self_url",
-			       feed_channel_get_self_url(channel));
+	                       feed_channel_get_self_url(channel));
 	json_out_member_string(json, "hub_url",
-			       feed_channel_get_hub_url(channel));
+	                       feed_channel_get_hub_url(channel));
 	json_out_member_string(json, "podcast_guid",
-			       feed_channel_get_podcast_guid(channel));
+	                       feed_channel_get_podcast_guid(channel));
 	json_out_member_string(json, "medium",
-			       feed_channel_get_medium(channel));
+	                       feed_channel_get_medium(channel));
 	json_out_member_string(json, "update_frequency_rrule",
-			       feed_channel_get_update_rrule(channel));
+	                       feed_channel_get_update_rrule(channel));
 	if (feed_channel_get_ttl(channel) > 0)
 		member_int(json, "ttl", feed_channel_get_ttl(channel));
 	if (feed_channel_get_updated(channel) > 0)
@@ -384,7 +387,7 @@ feedtool_json_channel_members(JsonOut *json, const FeedChannel *channel)
 		json_out_end_array(json);
 	}
 	json_out_member_string(json, "format",
-			       format_name(feed_channel_get_format(channel)));
+	                       format_name(feed_channel_get_format(channel)));
 	if (*errors != NULL) {
 		json_out_key(json, "errors");
 		string_array(json, errors);

@@ -58,7 +58,7 @@ read_into(int fd, const char *name, FeedParser *parser, GError **error)
 		if (n < 0) {
 			int saved = errno;
 			g_set_error(error, FEED_ERROR, FEED_ERROR_IO,
-				    "cannot read: %s", g_strerror(saved));
+			            "cannot read: %s", g_strerror(saved));
 			return FALSE;
 		}
 		if (n == 0)
@@ -79,7 +79,7 @@ open_input(const char *path, GError **error)
 	if (fd < 0) {
 		int saved = errno;
 		g_set_error(error, FEED_ERROR, FEED_ERROR_IO, "cannot open: %s",
-			    g_strerror(saved));
+		            g_strerror(saved));
 	}
 	return fd;
 }
@@ -123,7 +123,7 @@ parse_command(int argc, char **argv)
 		G_OPTION_ENTRY_NULL
 	};
 	g_autoptr(GOptionContext) context =
-		g_option_context_new("FILE|- - read a feed and list it");
+	        g_option_context_new("FILE|- - read a feed and list it");
 	g_autoptr(GError) error = NULL;
 	g_autoptr(FeedParser) parser = NULL;
 	g_autoptr(FeedChannel) channel = NULL;
@@ -137,14 +137,14 @@ parse_command(int argc, char **argv)
 
 	g_option_context_add_main_entries(context, entries, NULL);
 	g_option_context_set_summary(
-		context, "Reads an RSS or Atom podcast feed and lists its "
-			 "episodes,\nor writes it as JSON with --json.");
+	        context, "Reads an RSS or Atom podcast feed and lists its "
+	                 "episodes,\nor writes it as JSON with --json.");
 	if (!g_option_context_parse(context, &argc, &argv, &error) ||
 	    argc != 2) {
 		fprintf(stderr, "feedtool parse: %s\n",
-			error != NULL ? error->message
-				      : "give exactly one FILE, or - for "
-					"standard input");
+		        error != NULL ? error->message
+		                      : "give exactly one FILE, or - for "
+		                        "standard input");
 		fprintf(stderr, "Try 'feedtool parse --help'.\n");
 		return EXIT_USAGE;
 	}
@@ -190,8 +190,9 @@ parse_command(int argc, char **argv)
 		listing_print(listing, channel, stdout);
 		listing_free(listing);
 		if (fflush(stdout) != 0) {
-			fprintf(stderr, "feedtool: cannot write the output: %s\n",
-				g_strerror(errno));
+			fprintf(stderr,
+			        "feedtool: cannot write the output: %s\n",
+			        g_strerror(errno));
 			return EXIT_FAILED;
 		}
 	}
@@ -202,13 +203,13 @@ static void
 usage(FILE *out)
 {
 	fprintf(out, "Usage: feedtool COMMAND [OPTION…]\n"
-		     "\n"
-		     "Commands:\n"
-		     "  parse [--json] [--base-url URL] FILE|-   read a feed "
-		     "and list its episodes\n"
-		     "\n"
-		     "'feedtool COMMAND --help' describes a command's "
-		     "options.\n");
+	             "\n"
+	             "Commands:\n"
+	             "  parse [--json] [--base-url URL] FILE|-   read a feed "
+	             "and list its episodes\n"
+	             "\n"
+	             "'feedtool COMMAND --help' describes a command's "
+	             "options.\n");
 }
 
 int

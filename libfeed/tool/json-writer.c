@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#define FLUSH_AT (64 * 1024)
+#define FLUSH_AT  (64 * 1024)
 #define MAX_DEPTH 32
 
 struct JsonOut {
@@ -38,7 +38,7 @@ flush(JsonOut *json)
 	if (json->buffer->len == 0)
 		return;
 	if (fwrite(json->buffer->str, 1, json->buffer->len, json->out) !=
-		    json->buffer->len &&
+	            json->buffer->len &&
 	    json->write_errno == 0)
 		json->write_errno = errno != 0 ? errno : EIO;
 	g_string_truncate(json->buffer, 0);
@@ -58,7 +58,7 @@ json_out_finish(JsonOut *json, GError **error)
 	g_free(json);
 	if (saved != 0) {
 		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved),
-			    "cannot write the output: %s", g_strerror(saved));
+		            "cannot write the output: %s", g_strerror(saved));
 		return FALSE;
 	}
 	return TRUE;

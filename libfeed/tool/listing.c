@@ -61,7 +61,7 @@ format_duration(gint64 seconds)
 	if (seconds <= 0)
 		return g_strdup("      -");
 	return g_strdup_printf("%" G_GINT64_FORMAT ":%02d:%02d", seconds / 3600,
-			       (int)(seconds / 60 % 60), (int)(seconds % 60));
+	                       (int)(seconds / 60 % 60), (int)(seconds % 60));
 }
 
 void
@@ -70,15 +70,14 @@ listing_add_episode(FeedEpisode *episode, gpointer data)
 	Listing *listing = data;
 	const char *title = feed_episode_get_title(episode);
 	g_autofree char *date =
-		format_date(feed_episode_get_published(episode));
+	        format_date(feed_episode_get_published(episode));
 	g_autofree char *duration =
-		format_duration(feed_episode_get_total_time(episode));
-	g_autofree char *clean =
-		listing_sanitize(title != NULL && *title != '\0' ? title
-								 : "(untitled)");
+	        format_duration(feed_episode_get_total_time(episode));
+	g_autofree char *clean = listing_sanitize(
+	        title != NULL && *title != '\0' ? title : "(untitled)");
 
-	g_ptr_array_add(listing->lines, g_strdup_printf("%s  %8s  %s", date,
-							duration, clean));
+	g_ptr_array_add(listing->lines,
+	                g_strdup_printf("%s  %8s  %s", date, duration, clean));
 }
 
 void
@@ -87,7 +86,7 @@ listing_print(Listing *listing, const FeedChannel *channel, FILE *out)
 	const char *title = feed_channel_get_title(channel);
 	const char *author = feed_channel_get_author(channel);
 	g_autofree char *clean_title =
-		listing_sanitize(*title != '\0' ? title : "(untitled feed)");
+	        listing_sanitize(*title != '\0' ? title : "(untitled feed)");
 	guint n = listing->lines->len;
 
 	fprintf(out, "%s\n", clean_title);

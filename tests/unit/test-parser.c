@@ -13,46 +13,46 @@ static void
 dump_episode(GString *out, const FeedEpisode *e)
 {
 	g_string_append_printf(
-		out, "episode guid=%s title=%s link=%s\n desc=%s\n html=%s\n"
-		     " published=%" G_GINT64_FORMAT " time=%" G_GINT64_FORMAT
-		     " number=%" G_GINT64_FORMAT " season=%" G_GINT64_FORMAT
-		     " image=%s\n",
-		feed_episode_get_guid(e), feed_episode_get_title(e),
-		feed_episode_get_link(e), feed_episode_get_description(e),
-		feed_episode_get_description_html(e),
-		feed_episode_get_published(e), feed_episode_get_total_time(e),
-		feed_episode_get_number(e), feed_episode_get_season(e),
-		feed_episode_get_image_url(e));
+	        out,
+	        "episode guid=%s title=%s link=%s\n desc=%s\n html=%s\n"
+	        " published=%" G_GINT64_FORMAT " time=%" G_GINT64_FORMAT
+	        " number=%" G_GINT64_FORMAT " season=%" G_GINT64_FORMAT
+	        " image=%s\n",
+	        feed_episode_get_guid(e), feed_episode_get_title(e),
+	        feed_episode_get_link(e), feed_episode_get_description(e),
+	        feed_episode_get_description_html(e),
+	        feed_episode_get_published(e), feed_episode_get_total_time(e),
+	        feed_episode_get_number(e), feed_episode_get_season(e),
+	        feed_episode_get_image_url(e));
 	for (guint i = 0; i < feed_episode_get_n_enclosures(e); i++) {
 		const FeedEnclosure *enc = feed_episode_get_enclosure(e, i);
 
-		g_string_append_printf(out, " enclosure %s %s %" G_GINT64_FORMAT
-					    "\n",
-				       feed_enclosure_get_url(enc),
-				       feed_enclosure_get_mime_type(enc),
-				       feed_enclosure_get_file_size(enc));
+		g_string_append_printf(
+		        out, " enclosure %s %s %" G_GINT64_FORMAT "\n",
+		        feed_enclosure_get_url(enc),
+		        feed_enclosure_get_mime_type(enc),
+		        feed_enclosure_get_file_size(enc));
 	}
 	for (guint i = 0; i < feed_episode_get_n_chapters(e); i++) {
 		const FeedChapter *c = feed_episode_get_chapter(e, i);
 
-		g_string_append_printf(out, " chapter %" G_GINT64_FORMAT " %s\n",
-				       feed_chapter_get_start(c),
-				       feed_chapter_get_title(c));
+		g_string_append_printf(
+		        out, " chapter %" G_GINT64_FORMAT " %s\n",
+		        feed_chapter_get_start(c), feed_chapter_get_title(c));
 	}
 }
 
 static void
 dump_channel(GString *out, const FeedChannel *c)
 {
-	g_string_append_printf(out, "channel title=%s link=%s author=%s "
-				    "image=%s language=%s new=%s desc=%s\n",
-			       feed_channel_get_title(c),
-			       feed_channel_get_link(c),
-			       feed_channel_get_author(c),
-			       feed_channel_get_image_url(c),
-			       feed_channel_get_language(c),
-			       feed_channel_get_new_url(c),
-			       feed_channel_get_description(c));
+	g_string_append_printf(
+	        out,
+	        "channel title=%s link=%s author=%s "
+	        "image=%s language=%s new=%s desc=%s\n",
+	        feed_channel_get_title(c), feed_channel_get_link(c),
+	        feed_channel_get_author(c), feed_channel_get_image_url(c),
+	        feed_channel_get_language(c), feed_channel_get_new_url(c),
+	        feed_channel_get_description(c));
 	for (guint i = 0; i < feed_channel_get_n_episodes(c); i++)
 		dump_episode(out, feed_channel_get_episode(c, i));
 }
@@ -68,15 +68,14 @@ static char *
 parse_in_chunks(const char *data, gsize length, gsize chunk)
 {
 	GString *out = g_string_new(NULL);
-	g_autoptr(FeedParser) parser =
-		feed_parser_new("http://example.com/feeds/show.rss", collect,
-				out);
+	g_autoptr(FeedParser) parser = feed_parser_new(
+	        "http://example.com/feeds/show.rss", collect, out);
 	g_autoptr(FeedChannel) channel = NULL;
 	g_autoptr(GError) error = NULL;
 
 	for (gsize at = 0; at < length; at += chunk) {
 		gboolean ok = feed_parser_feed(parser, data + at,
-					       MIN(chunk, length - at), &error);
+		                               MIN(chunk, length - at), &error);
 
 		g_assert_no_error(error);
 		g_assert_true(ok);
@@ -99,44 +98,44 @@ test_chunked(gconstpointer data)
 	whole = parse_in_chunks(contents, length, length > 0 ? length : 1);
 	for (gsize chunk = 1; chunk <= 7; chunk += 3) {
 		g_autofree char *pieces =
-			parse_in_chunks(contents, length, chunk);
+		        parse_in_chunks(contents, length, chunk);
 
 		g_assert_cmpstr(pieces, ==, whole);
 	}
 }
 
 static const char rich_feed[] =
-	"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-	"<rss version=\"2.0\" "
-	"xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\" "
-	"xmlns:content=\"http://purl.org/rss/1.0/modules/content/\">\n"
-	"<channel><title>Caf&#233; &amp; Friends</title>\n"
-	"<itunes:author>Ann</itunes:author>\n"
-	"<item><title>One &nbsp;&eacute;</title><guid>g1</guid>\n"
-	"<pubDate>Mon, 02 Jan 2006 15:04:05 +0000</pubDate>\n"
-	"<itunes:duration>1:02:03</itunes:duration>\n"
-	"<enclosure url=\"http://example.com/1.mp3?a=1&amp;b=2\" "
-	"type=\"audio/mpeg\" length=\"123\"/>\n"
-	"<content:encoded><![CDATA[<p>Hello <b>world</b></p>]]>"
-	"</content:encoded></item>\n"
-	"<item><title>Two</title><guid isPermaLink=\"false\">g2</guid>\n"
-	"<description>Plain &lt;text&gt;</description></item>\n"
-	"</channel></rss>\n";
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        "<rss version=\"2.0\" "
+        "xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\" "
+        "xmlns:content=\"http://purl.org/rss/1.0/modules/content/\">\n"
+        "<channel><title>Caf&#233; &amp; Friends</title>\n"
+        "<itunes:author>Ann</itunes:author>\n"
+        "<item><title>One &nbsp;&eacute;</title><guid>g1</guid>\n"
+        "<pubDate>Mon, 02 Jan 2006 15:04:05 +0000</pubDate>\n"
+        "<itunes:duration>1:02:03</itunes:duration>\n"
+        "<enclosure url=\"http://example.com/1.mp3?a=1&amp;b=2\" "
+        "type=\"audio/mpeg\" length=\"123\"/>\n"
+        "<content:encoded><![CDATA[<p>Hello <b>world</b></p>]]>"
+        "</content:encoded></item>\n"
+        "<item><title>Two</title><guid isPermaLink=\"false\">g2</guid>\n"
+        "<description>Plain &lt;text&gt;</description></item>\n"
+        "</channel></rss>\n";
 
 static FeedChannel *
 parse_string(const char *text, GError **error)
 {
-	return feed_channel_new_from_data(text, strlen(text),
-					  "http://example.com/feeds/show.rss",
-					  error);
+	return feed_channel_new_from_data(
+	        text, strlen(text), "http://example.com/feeds/show.rss", error);
 }
 
 static void
 test_rich_chunked(void)
 {
-	g_autofree char *whole =
-		parse_in_chunks(rich_feed, strlen(rich_feed), strlen(rich_feed));
-	g_autofree char *bytes = parse_in_chunks(rich_feed, strlen(rich_feed), 1);
+	g_autofree char *whole = parse_in_chunks(rich_feed, strlen(rich_feed),
+	                                         strlen(rich_feed));
+	g_autofree char *bytes =
+	        parse_in_chunks(rich_feed, strlen(rich_feed), 1);
 
 	g_test_summary("One byte at a time gives what the whole does");
 	g_assert_cmpstr(bytes, ==, whole);
@@ -169,7 +168,7 @@ test_streaming(void)
 	g_assert_true(feed_parser_feed(parser, rich_feed, head, &error));
 	g_assert_cmpuint(counter.seen, ==, 1);
 	g_assert_true(feed_parser_feed(parser, rich_feed + head,
-				       strlen(rich_feed) - head, &error));
+	                               strlen(rich_feed) - head, &error));
 	g_assert_cmpuint(counter.seen, ==, 2);
 	channel = feed_parser_finish(parser, &error);
 	g_assert_no_error(error);
@@ -183,23 +182,23 @@ test_truncated(void)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(FeedChannel) channel = NULL;
 	const char *doc = "<rss><channel><title>T</title>\n"
-			  "<item><title>one</title></item>\n"
-			  "<item><title>two</title><enclosure url=\"http://"
-			  "example.com/two.mp3\"/><description>cut he";
+	                  "<item><title>one</title></item>\n"
+	                  "<item><title>two</title><enclosure url=\"http://"
+	                  "example.com/two.mp3\"/><description>cut he";
 
 	g_test_summary("A truncated feed yields every episode it holds");
 	channel = parse_string(doc, &error);
 	g_assert_no_error(error);
 	g_assert_cmpuint(feed_channel_get_n_episodes(channel), ==, 2);
-	g_assert_cmpstr(feed_episode_get_title(
-				feed_channel_get_episode(channel, 1)),
-			==, "two");
+	g_assert_cmpstr(
+	        feed_episode_get_title(feed_channel_get_episode(channel, 1)),
+	        ==, "two");
 	g_assert_cmpstr(feed_episode_get_description(
-				feed_channel_get_episode(channel, 1)),
-			==, "cut he");
+	                        feed_channel_get_episode(channel, 1)),
+	                ==, "cut he");
 	g_assert_nonnull(feed_channel_get_errors(channel)[0]);
-	g_assert_true(g_str_has_prefix(feed_channel_get_errors(channel)[0],
-				       "line "));
+	g_assert_true(
+	        g_str_has_prefix(feed_channel_get_errors(channel)[0], "line "));
 }
 
 static void
@@ -208,19 +207,19 @@ test_malformed(void)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(FeedChannel) channel = NULL;
 	const char *doc = "<rss><channel><title>T</title>\n"
-			  "<item><title>one & two</title></item>\n"
-			  "<item><title>three</b></title></item>\n"
-			  "</channel></rss>";
+	                  "<item><title>one & two</title></item>\n"
+	                  "<item><title>three</b></title></item>\n"
+	                  "</channel></rss>";
 
 	g_test_summary("Malformed markup is recovered and each problem named");
 	channel = parse_string(doc, &error);
 	g_assert_no_error(error);
 	g_assert_cmpuint(feed_channel_get_n_episodes(channel), ==, 2);
-	g_assert_cmpstr(feed_episode_get_title(
-				feed_channel_get_episode(channel, 1)),
-			==, "three");
+	g_assert_cmpstr(
+	        feed_episode_get_title(feed_channel_get_episode(channel, 1)),
+	        ==, "three");
 	g_assert_true(g_str_has_prefix(feed_channel_get_errors(channel)[0],
-				       "line 2: "));
+	                               "line 2: "));
 }
 
 static void
@@ -228,12 +227,12 @@ expect_error(const char *doc, gsize length, gint code)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(FeedChannel) channel =
-		feed_channel_new_from_data(doc, length, NULL, &error);
+	        feed_channel_new_from_data(doc, length, NULL, &error);
 
 	g_assert_null(channel);
 	g_assert_error(error, FEED_ERROR, code);
 	g_assert_true(g_str_has_prefix(error->message, "not a feed") ||
-		      code != FEED_ERROR_PARSE);
+	              code != FEED_ERROR_PARSE);
 }
 
 static void
@@ -243,9 +242,9 @@ test_not_a_feed(void)
 	expect_error("", 0, FEED_ERROR_PARSE);
 	expect_error("hello, world\n", 13, FEED_ERROR_PARSE);
 	expect_error("<html><body><p>hi</p></body></html>", 35,
-		     FEED_ERROR_UNSUPPORTED);
+	             FEED_ERROR_UNSUPPORTED);
 	expect_error("<?xml version=\"1.0\"?><opml/>", 28,
-		     FEED_ERROR_UNSUPPORTED);
+	             FEED_ERROR_UNSUPPORTED);
 }
 
 static void
@@ -291,11 +290,11 @@ test_external_entity(void)
 {
 	g_autofree char *path = secret_file("TOPSECRET");
 	g_autofree char *doc = g_strdup_printf(
-		"<?xml version=\"1.0\"?>\n"
-		"<!DOCTYPE rss [<!ENTITY xxe SYSTEM \"file://%s\">]>\n"
-		"<rss><channel><title>a&xxe;b</title>"
-		"<item><title>&xxe;</title></item></channel></rss>",
-		path);
+	        "<?xml version=\"1.0\"?>\n"
+	        "<!DOCTYPE rss [<!ENTITY xxe SYSTEM \"file://%s\">]>\n"
+	        "<rss><channel><title>a&xxe;b</title>"
+	        "<item><title>&xxe;</title></item></channel></rss>",
+	        path);
 	g_autoptr(GError) error = NULL;
 	g_autofree char *dump = parse_to_dump(doc, &error);
 
@@ -308,18 +307,17 @@ test_external_entity(void)
 static void
 test_parameter_entity(void)
 {
-	g_autofree char *path =
-		secret_file("<!ENTITY leak \"TOPSECRET\">");
+	g_autofree char *path = secret_file("<!ENTITY leak \"TOPSECRET\">");
 	g_autofree char *doc = g_strdup_printf(
-		"<?xml version=\"1.0\"?>\n"
-		"<!DOCTYPE rss [<!ENTITY %% pe SYSTEM \"file://%s\"> %%pe;]>\n"
-		"<rss><channel><title>a&leak;b</title></channel></rss>",
-		path);
+	        "<?xml version=\"1.0\"?>\n"
+	        "<!DOCTYPE rss [<!ENTITY %% pe SYSTEM \"file://%s\"> %%pe;]>\n"
+	        "<rss><channel><title>a&leak;b</title></channel></rss>",
+	        path);
 	g_autofree char *dtd_doc = g_strdup_printf(
-		"<?xml version=\"1.0\"?>\n"
-		"<!DOCTYPE rss SYSTEM \"file://%s\">\n"
-		"<rss><channel><title>a&leak;b</title></channel></rss>",
-		path);
+	        "<?xml version=\"1.0\"?>\n"
+	        "<!DOCTYPE rss SYSTEM \"file://%s\">\n"
+	        "<rss><channel><title>a&leak;b</title></channel></rss>",
+	        path);
 	g_autoptr(GError) error = NULL;
 	g_autofree char *dump = parse_to_dump(doc, &error);
 	g_autofree char *dtd_dump = NULL;
@@ -337,9 +335,9 @@ test_no_network(void)
 {
 	g_autoptr(GSocket) listener = NULL;
 	g_autoptr(GInetAddress) loopback =
-		g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
+	        g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
 	g_autoptr(GSocketAddress) address =
-		g_inet_socket_address_new(loopback, 0);
+	        g_inet_socket_address_new(loopback, 0);
 	g_autoptr(GSocketAddress) bound = NULL;
 	g_autoptr(GError) error = NULL;
 	g_autofree char *doc = NULL;
@@ -348,20 +346,20 @@ test_no_network(void)
 
 	g_test_summary("A DTD or entity on the network is never fetched");
 	listener = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-				G_SOCKET_PROTOCOL_TCP, &error);
+	                        G_SOCKET_PROTOCOL_TCP, &error);
 	g_assert_no_error(error);
 	g_assert_true(g_socket_bind(listener, address, TRUE, &error));
 	g_assert_true(g_socket_listen(listener, &error));
 	bound = g_socket_get_local_address(listener, &error);
 	port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
 	doc = g_strdup_printf(
-		"<?xml version=\"1.0\"?>\n"
-		"<!DOCTYPE rss SYSTEM \"http://127.0.0.1:%u/a.dtd\" [\n"
-		"<!ENTITY net SYSTEM \"http://127.0.0.1:%u/b.xml\">\n"
-		"<!ENTITY %% pnet SYSTEM \"http://127.0.0.1:%u/c.dtd\">\n"
-		"%%pnet;]>\n"
-		"<rss><channel><title>x&net;y</title></channel></rss>",
-		port, port, port);
+	        "<?xml version=\"1.0\"?>\n"
+	        "<!DOCTYPE rss SYSTEM \"http://127.0.0.1:%u/a.dtd\" [\n"
+	        "<!ENTITY net SYSTEM \"http://127.0.0.1:%u/b.xml\">\n"
+	        "<!ENTITY %% pnet SYSTEM \"http://127.0.0.1:%u/c.dtd\">\n"
+	        "%%pnet;]>\n"
+	        "<rss><channel><title>x&net;y</title></channel></rss>",
+	        port, port, port);
 	dump = parse_to_dump(doc, &error);
 	g_assert_no_error(error);
 	g_assert_nonnull(strstr(dump, "title=xy"));
@@ -372,7 +370,7 @@ static void
 test_billion_laughs(void)
 {
 	GString *doc = g_string_new("<?xml version=\"1.0\"?>\n"
-				    "<!DOCTYPE rss [<!ENTITY l0 \"lol\">\n");
+	                            "<!DOCTYPE rss [<!ENTITY l0 \"lol\">\n");
 	g_autoptr(GError) error = NULL;
 	g_autoptr(FeedChannel) channel = NULL;
 
@@ -384,7 +382,7 @@ test_billion_laughs(void)
 		g_string_append(doc, "\">\n");
 	}
 	g_string_append(doc, "]><rss><channel><title>&l10;</title>"
-			     "</channel></rss>");
+	                     "</channel></rss>");
 	channel = feed_channel_new_from_data(doc->str, doc->len, NULL, &error);
 	g_assert_null(channel);
 	g_assert_error(error, FEED_ERROR, FEED_ERROR_ENTITY_LIMIT);
@@ -395,7 +393,7 @@ static void
 test_quadratic_blowup(void)
 {
 	GString *doc = g_string_new("<?xml version=\"1.0\"?>\n"
-				    "<!DOCTYPE rss [<!ENTITY big \"");
+	                            "<!DOCTYPE rss [<!ENTITY big \"");
 	g_autoptr(GError) error = NULL;
 	g_autoptr(FeedChannel) channel = NULL;
 
@@ -417,10 +415,10 @@ test_internal_entity(void)
 {
 	g_autoptr(GError) error = NULL;
 	g_autofree char *dump = parse_to_dump(
-		"<?xml version=\"1.0\"?>\n"
-		"<!DOCTYPE rss [<!ENTITY show \"Small &amp; Kind\">]>\n"
-		"<rss><channel><title>&show;</title></channel></rss>",
-		&error);
+	        "<?xml version=\"1.0\"?>\n"
+	        "<!DOCTYPE rss [<!ENTITY show \"Small &amp; Kind\">]>\n"
+	        "<rss><channel><title>&show;</title></channel></rss>",
+	        &error);
 
 	g_test_summary("A small declared entity expands as XML says");
 	g_assert_no_error(error);
@@ -432,10 +430,10 @@ test_html_entities(void)
 {
 	g_autoptr(GError) error = NULL;
 	g_autofree char *dump = parse_to_dump(
-		"<rss><channel><title>a&nbsp;b&mdash;c&eacute;&hellip;</title>"
-		"<item><title>x</title><enclosure url=\"http://example.com/"
-		"caf&eacute;.mp3\"/></item></channel></rss>",
-		&error);
+	        "<rss><channel><title>a&nbsp;b&mdash;c&eacute;&hellip;</title>"
+	        "<item><title>x</title><enclosure url=\"http://example.com/"
+	        "caf&eacute;.mp3\"/></item></channel></rss>",
+	        &error);
 
 	g_test_summary("Undeclared HTML entities decode to their characters");
 	g_assert_no_error(error);
@@ -448,11 +446,11 @@ test_utf16(void)
 {
 	g_autoptr(GError) error = NULL;
 	const char *doc = "<?xml version=\"1.0\" encoding=\"UTF-16\"?>"
-			  "<rss><channel><title>Grüße 日本</title>"
-			  "<item><title>é</title></item></channel></rss>";
+	                  "<rss><channel><title>Grüße 日本</title>"
+	                  "<item><title>é</title></item></channel></rss>";
 	gsize length;
-	g_autofree char *utf16 = g_convert(doc, -1, "UTF-16LE", "UTF-8", NULL,
-					   &length, &error);
+	g_autofree char *utf16 =
+	        g_convert(doc, -1, "UTF-16LE", "UTF-8", NULL, &length, &error);
 	g_autofree char *with_bom = g_malloc(length + 2);
 	g_autofree char *whole = NULL;
 	g_autofree char *bytes = NULL;
@@ -474,19 +472,19 @@ test_declared_encodings(void)
 	g_autoptr(GError) error = NULL;
 	/* "Caf\xe9 \x93quoted\x94 \x80" in windows-1252 */
 	g_autofree char *cp1252 = parse_to_dump(
-		"<?xml version=\"1.0\" encoding=\"windows-1252\"?>"
-		"<rss><channel><title>Caf\xe9 \x93q\x94 \x80</title>"
-		"</channel></rss>",
-		&error);
+	        "<?xml version=\"1.0\" encoding=\"windows-1252\"?>"
+	        "<rss><channel><title>Caf\xe9 \x93q\x94 \x80</title>"
+	        "</channel></rss>",
+	        &error);
 	g_autofree char *latin9 = NULL;
 
 	g_test_summary("Declared single-byte encodings are converted");
 	g_assert_no_error(error);
 	g_assert_nonnull(strstr(cp1252, "title=Café “q” €"));
 	latin9 = parse_to_dump("<?xml version=\"1.0\" "
-			       "encoding=\"ISO-8859-15\"?><rss><channel>"
-			       "<title>\xa4 \xe9</title></channel></rss>",
-			       &error);
+	                       "encoding=\"ISO-8859-15\"?><rss><channel>"
+	                       "<title>\xa4 \xe9</title></channel></rss>",
+	                       &error);
 	g_assert_no_error(error);
 	g_assert_nonnull(strstr(latin9, "title=€ é"));
 }
@@ -496,10 +494,10 @@ test_invalid_utf8(void)
 {
 	g_autoptr(GError) error = NULL;
 	g_autofree char *dump = parse_to_dump(
-		"<rss><channel><title>Caf\xe9 d\xc3\xa9j\xc3\xa0 "
-		"\x80</title><item><title>\xff\xfe ok</title><enclosure "
-		"url=\"http://example.com/\xe9.mp3\"/></item></channel></rss>",
-		&error);
+	        "<rss><channel><title>Caf\xe9 d\xc3\xa9j\xc3\xa0 "
+	        "\x80</title><item><title>\xff\xfe ok</title><enclosure "
+	        "url=\"http://example.com/\xe9.mp3\"/></item></channel></rss>",
+	        &error);
 
 	g_test_summary("Invalid UTF-8 is repaired: all output is valid");
 	g_assert_no_error(error);
@@ -530,10 +528,10 @@ add_fixture_tests(void)
 	for (guint i = 0; i < names->len; i++) {
 		const char *file = *(char **)&names->pdata[i];
 		g_autofree char *test_path =
-			g_strdup_printf("/parser/chunked/%s", file);
+		        g_strdup_printf("/parser/chunked/%s", file);
 		char *path = g_build_filename(dir_path, file, NULL);
 		g_autoptr(FeedChannel) channel =
-			feed_channel_new_from_file(path, NULL, NULL);
+		        feed_channel_new_from_file(path, NULL, NULL);
 
 		/* Not-a-feed fixtures have no result to compare. */
 		if (channel == NULL) {
@@ -541,7 +539,7 @@ add_fixture_tests(void)
 			continue;
 		}
 		g_test_add_data_func_full(test_path, path, test_chunked,
-					  g_free);
+		                          g_free);
 	}
 }
 
@@ -558,13 +556,13 @@ main(int argc, char **argv)
 	g_test_add_func("/parser/error/not-a-feed", test_not_a_feed);
 	g_test_add_func("/parser/error/size-cap", test_size_cap);
 	g_test_add_func("/parser/hostile/external-entity",
-			test_external_entity);
+	                test_external_entity);
 	g_test_add_func("/parser/hostile/parameter-entity",
-			test_parameter_entity);
+	                test_parameter_entity);
 	g_test_add_func("/parser/hostile/no-network", test_no_network);
 	g_test_add_func("/parser/hostile/billion-laughs", test_billion_laughs);
 	g_test_add_func("/parser/hostile/quadratic-blowup",
-			test_quadratic_blowup);
+	                test_quadratic_blowup);
 	g_test_add_func("/parser/entities/internal", test_internal_entity);
 	g_test_add_func("/parser/entities/html", test_html_entities);
 	g_test_add_func("/parser/encoding/utf16-bom", test_utf16);
