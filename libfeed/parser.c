@@ -64,7 +64,6 @@ on_error(void *ctx, xmlErrorPtr error)
 
 	switch (error->code) {
 	case XML_ERR_ENTITY_LOOP:
-	case XML_ERR_ENTITY_BOUNDARY:
 		set_fatal(parser, FEED_ERROR_ENTITY_LIMIT,
 		          "entity expansion is too large or loops; "
 		          "the document is refused");
