@@ -532,14 +532,14 @@ start_channel_atom_link(FeedParser *parser, const Attributes *attrs,
 		replace(&channel->next_page_url, href);
 	else if (NAME_IS(r, "payment"))
 		replace(&channel->payment_url, href);
-	else if (NAME_IS(r, "self") && channel->self_url == NULL)
-		channel->self_url = href;
-	else if (NAME_IS(r, "hub") && channel->hub_url == NULL)
-		channel->hub_url = href;
 	else if ((NAME_IS(r, "alternate") || NAME_IS(r, "self")) &&
 	         ((type != NULL && NAME_IS(g_strstrip(type), "text/html")) ||
 	          (type == NULL && channel->format == FEED_FORMAT_ATOM)))
 		replace(&channel->link, href);
+	else if (NAME_IS(r, "self") && channel->self_url == NULL)
+		channel->self_url = href;
+	else if (NAME_IS(r, "hub") && channel->hub_url == NULL)
+		channel->hub_url = href;
 	else
 		g_free(href);
 }
