@@ -24,6 +24,25 @@ typedef enum {
 	FEED_ERROR_ENTITY_LIMIT,
 	/** The document could not be read (I/O). */
 	FEED_ERROR_IO,
+	/**
+	 * The server answered with an HTTP error status (404, 5xx, …);
+	 * feed_fetch_result_get_http_status() has it.
+	 */
+	FEED_ERROR_HTTP,
+	/** The server answered 410 Gone: the feed will not come back. */
+	FEED_ERROR_GONE,
+	/** The host could not be resolved, reached or talked to. */
+	FEED_ERROR_NETWORK,
+	/** Connecting, the whole transfer, or a stalled transfer took too long.
+	 */
+	FEED_ERROR_TIMEOUT,
+	/** Too many redirects, or redirects that loop. */
+	FEED_ERROR_REDIRECT,
+	/** A URL (or a redirect's target) of a scheme libfeed does not fetch.
+	 */
+	FEED_ERROR_SCHEME,
+	/** A web page was fetched, but it links to no feed. */
+	FEED_ERROR_NO_FEED,
 } FeedError;
 
 /**

@@ -15,6 +15,7 @@
 #include <feed/enclosure.h>
 #include <feed/episode.h>
 #include <feed/error.h>
+#include <feed/fetcher.h>
 #include <feed/funding.h>
 #include <feed/parser.h>
 #include <feed/person.h>

@@ -2,6 +2,7 @@
 #include "feed-json.h"
 #include "listing.h"
 
+#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <feed/feed.h>
@@ -46,7 +47,7 @@ write_episode(FeedEpisode *episode, gpointer data)
 
 /* Feeds @fd to @parser in chunks; FALSE with @error set on failure. */
 static gboolean
-read_into(int fd, const char *name, FeedParser *parser, GError **error)
+read_into(int fd, FeedParser *parser, GError **error)
 {
 	g_autofree char *buffer = g_malloc(READ_CHUNK);
 
@@ -98,6 +99,58 @@ default_base(const char *path, const char *option)
 	return g_filename_to_uri(absolute, NULL, NULL);
 }
 
+static gboolean
+is_url(const char *argument)
+{
+	g_autofree char *scheme = g_uri_parse_scheme(argument);
+
+	return scheme != NULL && strchr(argument, ':') != NULL &&
+	       strncmp(strchr(argument, ':'), "://", 3) == 0;
+}
+
+/* A file, or standard input, read in chunks into the parser. */
+static FeedChannel *
+parse_file(const char *path, const char *base, FeedEpisodeFunc func,
+           gpointer func_data, GError **error)
+{
+	g_autoptr(FeedParser) parser = feed_parser_new(base, func, func_data);
+	int fd = open_input(path, error);
+	gboolean ok;
+
+	if (fd < 0)
+		return NULL;
+	ok = read_into(fd, parser, error);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return ok ? feed_parser_finish(parser, error) : NULL;
+}
+
+/* A URL through the fetcher; file:// too, since the user named it. */
+static FeedChannel *
+fetch_url(const char *url, FeedEpisodeFunc func, gpointer func_data,
+          GError **error)
+{
+	g_autoptr(FeedFetchRequest) request = feed_fetch_request_new(url);
+	g_autoptr(FeedFetchResult) result = NULL;
+	FeedChannel *channel;
+
+	feed_fetch_request_set_flags(request, FEED_FETCH_ALLOW_FILE);
+	feed_fetch_request_set_episode_func(request, func, func_data);
+	result = feed_fetch_sync(request, NULL, error);
+	if (result == NULL)
+		return NULL;
+	channel = feed_fetch_result_get_channel(result);
+	if (channel == NULL) {
+		g_set_error(error, FEED_ERROR, FEED_ERROR_FAILED,
+		            "the server sent no feed");
+		return NULL;
+	}
+	if (feed_fetch_result_get_discovered_url(result) != NULL)
+		fprintf(stderr, "feedtool: %s: the feed of this page is %s\n",
+		        url, feed_fetch_result_get_discovered_url(result));
+	return feed_channel_ref(channel);
+}
+
 static void
 report_problems(const char *name, const FeedChannel *channel)
 {
@@ -125,15 +178,14 @@ parse_command(int argc, char **argv)
 	g_autoptr(GOptionContext) context =
 	        g_option_context_new("FILE|- - read a feed and list it");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(FeedParser) parser = NULL;
 	g_autoptr(FeedChannel) channel = NULL;
 	g_autofree char *base = NULL;
 	Listing *listing = NULL;
 	JsonSink sink = { NULL, FALSE };
+	FeedEpisodeFunc func;
+	gpointer func_data;
 	const char *path;
 	const char *name;
-	int fd;
-	gboolean ok;
 
 	g_option_context_add_main_entries(context, entries, NULL);
 	g_option_context_set_summary(
@@ -152,25 +204,26 @@ parse_command(int argc, char **argv)
 	name = strcmp(path, "-") == 0 ? "standard input" : path;
 	base = default_base(path, base_option);
 
-	fd = open_input(path, &error);
-	if (fd < 0) {
-		fprintf(stderr, "feedtool: %s: %s\n", name, error->message);
-		return EXIT_FAILED;
-	}
 	if (json) {
 		sink.json = json_out_new(stdout);
-		parser = feed_parser_new(base, write_episode, &sink);
+		func = write_episode;
+		func_data = &sink;
 	} else {
 		listing = listing_new();
-		parser = feed_parser_new(base, listing_add_episode, listing);
+		func = listing_add_episode;
+		func_data = listing;
 	}
-	ok = read_into(fd, name, parser, &error);
-	if (fd != STDIN_FILENO)
-		close(fd);
-	if (ok)
-		channel = feed_parser_finish(parser, &error);
+	if (is_url(path))
+		channel = fetch_url(path, func, func_data, &error);
+	else
+		channel = parse_file(path, base, func, func_data, &error);
 	if (channel == NULL) {
-		fprintf(stderr, "feedtool: %s: %s\n", name, error->message);
+		/* The fetcher's messages name the URL themselves. */
+		if (is_url(path))
+			fprintf(stderr, "feedtool: %s\n", error->message);
+		else
+			fprintf(stderr, "feedtool: %s: %s\n", name,
+			        error->message);
 		if (sink.json != NULL)
 			json_out_finish(sink.json, NULL);
 		listing_free(listing);
@@ -217,6 +270,7 @@ main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
 	xmlInitParser();
+	curl_global_init(CURL_GLOBAL_DEFAULT);
 
 	if (argc < 2) {
 		usage(stderr);

@@ -1,0 +1,758 @@
+/*
+ * One fetch, from its first transfer to its callback: conditional GET,
+ * redirects followed by hand (so each hop's scheme, permanence and loops
+ * are checked), the body streamed into the parser or, for a web page,
+ * into autodiscovery, and RFC 5005 pages.
+ */
+#include "channel-private.h"
+#include "discover-private.h"
+#include "feed/error.h"
+#include "fetcher-private.h"
+
+#include <string.h>
+
+#define DEFAULT_MAX_PAGES 10
+#define USER_AGENT        "libfeed/" FEED_VERSION
+#define ACCEPT                                                                 \
+	"Accept: application/rss+xml, application/atom+xml, "                  \
+	"application/rdf+xml;q=0.9, application/xml;q=0.9, text/xml;q=0.9, "   \
+	"*/*;q=0.8"
+
+typedef enum {
+	BODY_NONE, /* nothing yet */
+	BODY_FEED, /* into the parser */
+	BODY_PAGE, /* an HTML page, into autodiscovery */
+	BODY_SKIP, /* an error page or a redirect's: counted, not read */
+} BodyKind;
+
+struct Fetch {
+	FeedFetcher *fetcher;
+	FeedFetchRequest *request;
+	FeedFetchFunc callback;
+	gpointer user_data;
+	FeedFetchResult *result;
+	gint64 started; /* monotonic microseconds */
+	GCancellable *cancellable;
+	gulong cancel_handler; /* 0 when not connected */
+	GSource *cancel_idle;  /* pending cancellation, or NULL */
+
+	char *url;           /* of the transfer under way or next */
+	char *host;          /* url's host and port, for the per-host limit */
+	char *auth_host;     /* the only host credentials go to; NULL: none */
+	char *username;      /* NULL for none */
+	char *password;      /* NULL for none */
+	GHashTable *visited; /* URLs of this fetch, to catch loops */
+	guint redirects;
+	gboolean temporary;  /* a redirect on the way was not 301/308 */
+	gboolean discovered; /* a page's feed link has been followed */
+	gboolean first;      /* the next transfer is the first */
+	guint pages;         /* pages followed after the first */
+
+	CURL *easy; /* NULL between transfers */
+	struct curl_slist *headers;
+	char curl_error[CURL_ERROR_SIZE];
+
+	/* The response under way. */
+	guint status;
+	char *reason;        /* HTTP reason phrase, or NULL */
+	char *etag;          /* NULL when none */
+	char *last_modified; /* NULL when none */
+	char *content_type;  /* NULL when none */
+	BodyKind body;
+	gsize body_bytes; /* after decompression */
+	FeedParser *parser;
+	FeedDiscover *discover;
+	GChecksum *checksum;
+	GError *body_error; /* why the body was refused, or NULL */
+
+	FeedChannel *channel; /* of the first page, once parsed */
+	GPtrArray *episodes;  /* kept for the channel; NULL with a callback */
+	GHashTable *guids;    /* across pages, to merge them; or NULL */
+};
+
+static char *
+host_of(const char *url)
+{
+	g_autoptr(GUri) uri = g_uri_parse(url, G_URI_FLAGS_ENCODED, NULL);
+	const char *host = uri != NULL ? g_uri_get_host(uri) : NULL;
+
+	if (host == NULL)
+		return g_strdup(url);
+	return g_strdup_printf("%s:%d", host, g_uri_get_port(uri));
+}
+
+static void
+on_cancelled(GCancellable *cancellable, gpointer data);
+
+Fetch *
+feed_fetch_new(FeedFetcher *fetcher, const FeedFetchRequest *request,
+               GCancellable *cancellable, FeedFetchFunc callback,
+               gpointer user_data)
+{
+	Fetch *fetch = g_new0(Fetch, 1);
+	g_autoptr(GUri) uri = NULL;
+
+	fetch->fetcher = fetcher;
+	fetch->request = feed_fetch_request_copy(request);
+	fetch->callback = callback;
+	fetch->user_data = user_data;
+	fetch->result = feed_fetch_result_new(request->url);
+	fetch->started = g_get_monotonic_time();
+	fetch->url = g_strdup(request->url);
+	fetch->host = host_of(fetch->url);
+	fetch->visited =
+	        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	fetch->first = TRUE;
+	if (request->episode_func == NULL)
+		fetch->episodes = g_ptr_array_new_with_free_func(
+		        (GDestroyNotify)feed_episode_unref);
+	if (request->flags & FEED_FETCH_FOLLOW_PAGES)
+		fetch->guids = g_hash_table_new_full(g_str_hash, g_str_equal,
+		                                     g_free, NULL);
+
+	/* Credentials in the URL count as given for its host alone. */
+	uri = g_uri_parse(request->url,
+	                  G_URI_FLAGS_HAS_PASSWORD | G_URI_FLAGS_ENCODED, NULL);
+	fetch->username = g_strdup(request->username);
+	fetch->password = g_strdup(request->password);
+	if (fetch->username == NULL && uri != NULL &&
+	    g_uri_get_user(uri) != NULL) {
+		fetch->username =
+		        g_uri_unescape_string(g_uri_get_user(uri), NULL);
+		fetch->password =
+		        g_uri_get_password(uri) != NULL
+		                ? g_uri_unescape_string(g_uri_get_password(uri),
+		                                        NULL)
+		                : NULL;
+	}
+	if (fetch->username != NULL)
+		fetch->auth_host = g_strdup(fetch->host);
+
+	if (cancellable != NULL) {
+		fetch->cancellable = g_object_ref(cancellable);
+		fetch->cancel_handler = g_cancellable_connect(
+		        cancellable, G_CALLBACK(on_cancelled), fetch, NULL);
+	}
+	return fetch;
+}
+
+static void
+reset_response(Fetch *fetch)
+{
+	fetch->status = 0;
+	g_clear_pointer(&fetch->reason, g_free);
+	g_clear_pointer(&fetch->etag, g_free);
+	g_clear_pointer(&fetch->last_modified, g_free);
+	g_clear_pointer(&fetch->content_type, g_free);
+	fetch->body = BODY_NONE;
+	fetch->body_bytes = 0;
+	g_clear_pointer(&fetch->parser, feed_parser_free);
+	g_clear_pointer(&fetch->discover, feed_discover_free);
+	g_clear_pointer(&fetch->checksum, g_checksum_free);
+	g_clear_error(&fetch->body_error);
+}
+
+static void
+end_transfer(Fetch *fetch)
+{
+	g_clear_pointer(&fetch->easy, curl_easy_cleanup);
+	g_clear_pointer(&fetch->headers, curl_slist_free_all);
+}
+
+void
+feed_fetch_free(Fetch *fetch)
+{
+	if (fetch == NULL)
+		return;
+	if (fetch->cancel_handler != 0)
+		g_cancellable_disconnect(fetch->cancellable,
+		                         fetch->cancel_handler);
+	if (fetch->cancel_idle != NULL) {
+		g_source_destroy(fetch->cancel_idle);
+		g_source_unref(fetch->cancel_idle);
+	}
+	g_clear_object(&fetch->cancellable);
+	end_transfer(fetch);
+	reset_response(fetch);
+	feed_fetch_request_free(fetch->request);
+	feed_fetch_result_unref(fetch->result);
+	g_free(fetch->url);
+	g_free(fetch->host);
+	g_free(fetch->auth_host);
+	g_free(fetch->username);
+	if (fetch->password != NULL)
+		memset(fetch->password, 0, strlen(fetch->password));
+	g_free(fetch->password);
+	g_hash_table_unref(fetch->visited);
+	g_clear_pointer(&fetch->channel, feed_channel_unref);
+	g_clear_pointer(&fetch->episodes, g_ptr_array_unref);
+	g_clear_pointer(&fetch->guids, g_hash_table_unref);
+	g_free(fetch);
+}
+
+const char *
+feed_fetch_get_host(const Fetch *fetch)
+{
+	return fetch->host;
+}
+
+CURL *
+feed_fetch_get_easy(const Fetch *fetch)
+{
+	return fetch->easy;
+}
+
+/* Calls back with the result, and @error (taken) when it failed. */
+static void
+complete(Fetch *fetch, GError *error)
+{
+	fetch->result->elapsed = g_get_monotonic_time() - fetch->started;
+	fetch->callback(fetch->result, error, fetch->user_data);
+	g_clear_error(&error);
+	feed_fetch_free(fetch);
+}
+
+void
+feed_fetch_fail(Fetch *fetch, GError *error)
+{
+	end_transfer(fetch);
+	complete(fetch, error);
+}
+
+static G_GNUC_PRINTF(3, 4) void fail(Fetch *fetch, FeedError code,
+                                     const char *format, ...)
+{
+	g_autofree char *message = NULL;
+	va_list args;
+
+	va_start(args, format);
+	message = g_strdup_vprintf(format, args);
+	va_end(args);
+	feed_fetch_fail(fetch, g_error_new(FEED_ERROR, code, "%s: %s",
+	                                   fetch->request->url, message));
+}
+
+/*
+ * Cancellation may come from any thread, and from inside the caller's own
+ * code: the fetch ends from its fetcher's context, outside curl.
+ */
+static gboolean
+cancel_now(gpointer data)
+{
+	Fetch *fetch = data;
+
+	g_clear_pointer(&fetch->cancel_idle, g_source_unref);
+	feed_fetcher_cancel(fetch->fetcher, fetch);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+on_cancelled(GCancellable *cancellable, gpointer data)
+{
+	Fetch *fetch = data;
+	GSource *idle = g_idle_source_new();
+
+	g_source_set_callback(idle, cancel_now, fetch, NULL);
+	if (fetch->cancel_idle == NULL) {
+		fetch->cancel_idle = idle;
+		g_source_attach(idle, fetch->fetcher->context);
+	} else {
+		g_source_unref(idle);
+	}
+}
+
+static gboolean
+scheme_allowed(Fetch *fetch, const char *url)
+{
+	g_autofree char *scheme = g_uri_parse_scheme(url);
+
+	if (scheme == NULL)
+		return FALSE;
+	if (g_ascii_strcasecmp(scheme, "http") == 0 ||
+	    g_ascii_strcasecmp(scheme, "https") == 0)
+		return TRUE;
+	return fetch->first && g_ascii_strcasecmp(scheme, "file") == 0 &&
+	       (fetch->request->flags & FEED_FETCH_ALLOW_FILE);
+}
+
+static size_t
+on_header(char *data, size_t size, size_t n, void *user_data);
+
+static size_t
+on_body(char *data, size_t size, size_t n, void *user_data);
+
+static void
+add_header(Fetch *fetch, const char *name, const char *value)
+{
+	g_autofree char *line = g_strdup_printf("%s: %s", name, value);
+
+	/* A validator with a line break could smuggle a header in. */
+	if (strpbrk(value, "\r\n") != NULL)
+		return;
+	fetch->headers = curl_slist_append(fetch->headers, line);
+}
+
+CURL *
+feed_fetch_start_transfer(Fetch *fetch)
+{
+	FeedFetcher *fetcher = fetch->fetcher;
+	const FeedFetchRequest *request = fetch->request;
+	gint64 spent =
+	        (g_get_monotonic_time() - fetch->started) / G_USEC_PER_SEC;
+	long left = (long)fetcher->total_timeout - (long)spent;
+	CURL *easy;
+
+	if (!scheme_allowed(fetch, fetch->url)) {
+		if (fetch->first)
+			fail(fetch, FEED_ERROR_SCHEME,
+			     "only http and https URLs are fetched");
+		else
+			fail(fetch, FEED_ERROR_SCHEME,
+			     "redirected to %s, which is not http or https",
+			     fetch->url);
+		return NULL;
+	}
+	if (left <= 0) {
+		fail(fetch, FEED_ERROR_TIMEOUT, "took longer than %u s",
+		     fetcher->total_timeout);
+		return NULL;
+	}
+	fetch->first = FALSE;
+	reset_response(fetch);
+	g_hash_table_add(fetch->visited, g_strdup(fetch->url));
+
+	easy = curl_easy_init();
+	fetch->easy = easy;
+	fetch->curl_error[0] = '\0';
+	curl_easy_setopt(easy, CURLOPT_URL, fetch->url);
+	curl_easy_setopt(easy, CURLOPT_PRIVATE, fetch);
+	curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, fetch->curl_error);
+	curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR,
+	                 (request->flags & FEED_FETCH_ALLOW_FILE) &&
+	                                 g_str_has_prefix(fetch->url, "file:")
+	                         ? "file"
+	                         : "http,https");
+	curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
+	curl_easy_setopt(easy, CURLOPT_USERAGENT, USER_AGENT);
+	curl_easy_setopt(easy, CURLOPT_HTTP_VERSION,
+	                 (long)CURL_HTTP_VERSION_2TLS);
+	curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
+	curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT,
+	                 (long)fetcher->connect_timeout);
+	curl_easy_setopt(easy, CURLOPT_TIMEOUT, left);
+	curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME,
+	                 (long)fetcher->stall_timeout);
+	curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(easy, CURLOPT_HEADERDATA, fetch);
+	curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(easy, CURLOPT_WRITEDATA, fetch);
+
+	fetch->headers = curl_slist_append(NULL, ACCEPT);
+	if (fetch->pages == 0 && !fetch->discovered) {
+		if (request->etag != NULL)
+			add_header(fetch, "If-None-Match", request->etag);
+		if (request->last_modified != NULL)
+			add_header(fetch, "If-Modified-Since",
+			           request->last_modified);
+	}
+	curl_easy_setopt(easy, CURLOPT_HTTPHEADER, fetch->headers);
+	if (fetch->auth_host != NULL &&
+	    strcmp(fetch->auth_host, fetch->host) == 0) {
+		curl_easy_setopt(easy, CURLOPT_USERNAME, fetch->username);
+		if (fetch->password != NULL)
+			curl_easy_setopt(easy, CURLOPT_PASSWORD,
+			                 fetch->password);
+	}
+	return easy;
+}
+
+/* Keeps the value of header @name in *@field when @line is that header. */
+static gboolean
+take_header(const char *line, gsize length, const char *name, char **field)
+{
+	gsize name_length = strlen(name);
+
+	if (length <= name_length || line[name_length] != ':' ||
+	    g_ascii_strncasecmp(line, name, name_length) != 0)
+		return FALSE;
+	g_free(*field);
+	*field = g_strstrip(
+	        g_strndup(line + name_length + 1, length - name_length - 1));
+	return TRUE;
+}
+
+static size_t
+on_header(char *data, size_t size, size_t n, void *user_data)
+{
+	Fetch *fetch = user_data;
+	gsize length = size * n;
+
+	/* Each response (an interim 100 too) starts with its status line. */
+	if (length > 5 && strncmp(data, "HTTP/", 5) == 0) {
+		g_autofree char *line = g_strstrip(g_strndup(data, length));
+		g_auto(GStrv) parts = g_strsplit(line, " ", 3);
+
+		reset_response(fetch);
+		if (parts[0] != NULL && parts[1] != NULL)
+			fetch->status =
+			        (guint)g_ascii_strtoull(parts[1], NULL, 10);
+		if (parts[0] != NULL && parts[1] != NULL && parts[2] != NULL)
+			fetch->reason = g_strdup(parts[2]);
+		return length;
+	}
+	if (!take_header(data, length, "ETag", &fetch->etag) &&
+	    !take_header(data, length, "Last-Modified", &fetch->last_modified))
+		take_header(data, length, "Content-Type", &fetch->content_type);
+	return length;
+}
+
+static void
+on_episode(FeedEpisode *episode, gpointer data)
+{
+	Fetch *fetch = data;
+	const char *guid = feed_episode_get_guid(episode);
+
+	/* Pages of one feed may repeat an episode at their seams. */
+	if (fetch->guids != NULL && guid != NULL) {
+		if (g_hash_table_contains(fetch->guids, guid))
+			return;
+		g_hash_table_add(fetch->guids, g_strdup(guid));
+	}
+	if (fetch->episodes != NULL)
+		g_ptr_array_add(fetch->episodes, feed_episode_ref(episode));
+	else
+		fetch->request->episode_func(episode,
+		                             fetch->request->episode_data);
+}
+
+static gboolean
+is_html_type(const char *content_type)
+{
+	return content_type != NULL &&
+	       (g_ascii_strncasecmp(content_type, "text/html", 9) == 0 ||
+	        g_ascii_strncasecmp(content_type, "application/xhtml+xml",
+	                            21) == 0);
+}
+
+/* The first of @needles in the first bytes of @data, case-insensitively. */
+static const char *
+first_tag(const char *data, gsize length, const char *const *needles)
+{
+	g_autofree char *head = g_ascii_strdown(data, MIN(length, 2048));
+	const char *best = NULL;
+	const char *found = NULL;
+
+	for (; *needles != NULL; needles++) {
+		const char *at = strstr(head, *needles);
+
+		if (at != NULL && (best == NULL || at < best)) {
+			best = at;
+			found = *needles;
+		}
+	}
+	return found;
+}
+
+/*
+ * A web page goes to autodiscovery, a feed to the parser. Servers label
+ * feeds text/html and pages text/xml, so the first bytes decide when they
+ * can: which comes first, an <html> or a feed's root.
+ */
+static BodyKind
+body_kind(Fetch *fetch, const char *data, gsize length)
+{
+	static const char *const roots[] = { "<html",    "<rss", "<feed",
+		                             "<rdf:rdf", "<rdf", NULL };
+	const char *first;
+
+	if (fetch->status >= 300)
+		return BODY_SKIP;
+	if (fetch->discovered ||
+	    (fetch->request->flags & FEED_FETCH_NO_DISCOVERY))
+		return BODY_FEED;
+	first = first_tag(data, length, roots);
+	if (first != NULL)
+		return strcmp(first, "<html") == 0 ? BODY_PAGE : BODY_FEED;
+	return is_html_type(fetch->content_type) ? BODY_PAGE : BODY_FEED;
+}
+
+static void
+refuse_body(Fetch *fetch, GError *error)
+{
+	if (fetch->body_error == NULL)
+		fetch->body_error = error;
+	else
+		g_error_free(error);
+}
+
+static size_t
+on_body(char *data, size_t size, size_t n, void *user_data)
+{
+	Fetch *fetch = user_data;
+	gsize length = size * n;
+	GError *error = NULL;
+
+	if (fetch->body == BODY_NONE) {
+		fetch->body = body_kind(fetch, data, length);
+		if (fetch->body == BODY_FEED) {
+			fetch->parser =
+			        feed_parser_new(fetch->url, on_episode, fetch);
+			feed_parser_set_max_size(fetch->parser,
+			                         fetch->fetcher->max_size);
+		} else if (fetch->body == BODY_PAGE) {
+			fetch->discover = feed_discover_new(fetch->url);
+		}
+		fetch->checksum = g_checksum_new(G_CHECKSUM_SHA256);
+	}
+	/* The cap counts decompressed bytes: a gzip bomb stops here. */
+	fetch->body_bytes += length;
+	if (fetch->body_bytes > fetch->fetcher->max_size) {
+		g_autofree char *cap = g_format_size_full(
+		        fetch->fetcher->max_size, G_FORMAT_SIZE_IEC_UNITS);
+
+		refuse_body(fetch, g_error_new(FEED_ERROR, FEED_ERROR_TOO_LARGE,
+		                               "%s: the feed is larger than "
+		                               "the %s cap",
+		                               fetch->request->url, cap));
+		return 0;
+	}
+	g_checksum_update(fetch->checksum, (const guchar *)data, length);
+	switch (fetch->body) {
+	case BODY_FEED:
+		if (!feed_parser_feed(fetch->parser, data, length, &error)) {
+			g_prefix_error(&error, "%s: ", fetch->request->url);
+			refuse_body(fetch, error);
+			return 0;
+		}
+		break;
+	case BODY_PAGE:
+		feed_discover_push(fetch->discover, data, length);
+		break;
+	default:
+		break;
+	}
+	return length;
+}
+
+static void
+curl_failed(Fetch *fetch, CURLcode code)
+{
+	const char *detail = fetch->curl_error[0] != '\0'
+	                             ? fetch->curl_error
+	                             : curl_easy_strerror(code);
+
+	switch (code) {
+	case CURLE_OPERATION_TIMEDOUT:
+		fail(fetch, FEED_ERROR_TIMEOUT, "timed out: %s", detail);
+		break;
+	case CURLE_UNSUPPORTED_PROTOCOL:
+		fail(fetch, FEED_ERROR_SCHEME, "%s", detail);
+		break;
+	case CURLE_PARTIAL_FILE:
+		fail(fetch, FEED_ERROR_NETWORK,
+		     "the connection closed before the whole feed came (%s)",
+		     detail);
+		break;
+	case CURLE_URL_MALFORMAT:
+		fail(fetch, FEED_ERROR_FAILED, "not a valid URL (%s)", detail);
+		break;
+	case CURLE_FILE_COULDNT_READ_FILE:
+		fail(fetch, FEED_ERROR_IO, "%s", detail);
+		break;
+	default:
+		fail(fetch, FEED_ERROR_NETWORK, "%s", detail);
+		break;
+	}
+}
+
+/* Moves on to @location; FALSE when the fetch failed instead. */
+static gboolean
+follow_redirect(Fetch *fetch, guint status, const char *location)
+{
+	if (location == NULL) {
+		fail(fetch, FEED_ERROR_REDIRECT,
+		     "HTTP %u redirect without a Location", status);
+		return FALSE;
+	}
+	if (++fetch->redirects > fetch->fetcher->max_redirects) {
+		fail(fetch, FEED_ERROR_REDIRECT, "more than %u redirects",
+		     fetch->fetcher->max_redirects);
+		return FALSE;
+	}
+	if (g_hash_table_contains(fetch->visited, location)) {
+		fail(fetch, FEED_ERROR_REDIRECT, "redirects loop back to %s",
+		     location);
+		return FALSE;
+	}
+	if (status != 301 && status != 308)
+		fetch->temporary = TRUE;
+	g_free(fetch->url);
+	fetch->url = g_strdup(location);
+	g_free(fetch->host);
+	fetch->host = host_of(fetch->url);
+	return TRUE;
+}
+
+/* What the first page's response says, for the caller to keep. */
+static void
+record_response(Fetch *fetch)
+{
+	FeedFetchResult *result = fetch->result;
+
+	g_free(result->final_url);
+	result->final_url = g_strdup(fetch->url);
+	result->moved = fetch->redirects > 0 && !fetch->temporary;
+	result->etag = g_strdup(fetch->etag);
+	result->last_modified = g_strdup(fetch->last_modified);
+	if (fetch->checksum != NULL)
+		result->content_hash =
+		        g_strdup(g_checksum_get_string(fetch->checksum));
+}
+
+static gboolean
+follow_discovered(Fetch *fetch)
+{
+	g_auto(GStrv) links = feed_discover_finish(fetch->discover);
+
+	g_clear_pointer(&fetch->discover, feed_discover_free);
+	if (links[0] == NULL) {
+		fail(fetch, FEED_ERROR_NO_FEED,
+		     "a web page that links to no feed");
+		return FALSE;
+	}
+	fetch->discovered = TRUE;
+	fetch->result->discovered_url = g_strdup(links[0]);
+	g_free(fetch->url);
+	fetch->url = g_strdup(links[0]);
+	g_free(fetch->host);
+	fetch->host = host_of(fetch->url);
+	return TRUE;
+}
+
+static void
+finish_updated(Fetch *fetch)
+{
+	FeedFetchResult *result = fetch->result;
+	FeedChannel *channel = g_steal_pointer(&fetch->channel);
+
+	if (fetch->episodes != NULL) {
+		g_ptr_array_unref(channel->episodes);
+		channel->episodes = g_steal_pointer(&fetch->episodes);
+	}
+	result->status = FEED_FETCH_UPDATED;
+	result->new_feed_url = g_strdup(feed_channel_get_new_url(channel));
+	result->channel = channel;
+	complete(fetch, NULL);
+}
+
+/* The feed's body has ended; FALSE when the fetch ended with it. */
+static gboolean
+finish_feed(Fetch *fetch)
+{
+	const FeedFetchRequest *request = fetch->request;
+	g_autoptr(GError) error = NULL;
+	FeedChannel *page;
+	const char *next;
+	guint max_pages;
+
+	if (fetch->parser == NULL) {
+		fail(fetch, FEED_ERROR_PARSE, "the server sent an empty body");
+		return FALSE;
+	}
+	page = feed_parser_finish(fetch->parser, &error);
+	if (page == NULL) {
+		g_prefix_error(&error, "%s: ", request->url);
+		feed_fetch_fail(fetch, g_steal_pointer(&error));
+		return FALSE;
+	}
+	if (fetch->channel == NULL) {
+		fetch->channel = page;
+		record_response(fetch);
+		if (request->content_hash != NULL &&
+		    g_strcmp0(request->content_hash,
+		              fetch->result->content_hash) == 0) {
+			fetch->result->status = FEED_FETCH_UNCHANGED;
+			complete(fetch, NULL);
+			return FALSE;
+		}
+	}
+	next = feed_channel_get_next_page_url(page);
+	max_pages = request->max_pages != 0 ? request->max_pages
+	                                    : DEFAULT_MAX_PAGES;
+	if ((request->flags & FEED_FETCH_FOLLOW_PAGES) && next != NULL &&
+	    fetch->pages < max_pages &&
+	    !g_hash_table_contains(fetch->visited, next)) {
+		fetch->pages++;
+		g_free(fetch->url);
+		fetch->url = g_strdup(next);
+		g_free(fetch->host);
+		fetch->host = host_of(fetch->url);
+		if (page != fetch->channel)
+			feed_channel_unref(page);
+		return TRUE;
+	}
+	if (page != fetch->channel)
+		feed_channel_unref(page);
+	finish_updated(fetch);
+	return FALSE;
+}
+
+gboolean
+feed_fetch_transfer_done(Fetch *fetch, CURLcode code)
+{
+	FeedFetchResult *result = fetch->result;
+	g_autofree char *location = NULL;
+	const char *redirect = NULL;
+	curl_off_t size = 0;
+	long status = 0;
+
+	curl_easy_getinfo(fetch->easy, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(fetch->easy, CURLINFO_SIZE_DOWNLOAD_T, &size);
+	curl_easy_getinfo(fetch->easy, CURLINFO_REDIRECT_URL, &redirect);
+	location = g_strdup(redirect);
+	result->bytes += (guint64)MAX(size, 0);
+	result->http_status = (guint)status;
+
+	if (fetch->body_error != NULL) {
+		feed_fetch_fail(fetch, g_steal_pointer(&fetch->body_error));
+		return FALSE;
+	}
+	if (code != CURLE_OK) {
+		curl_failed(fetch, code);
+		return FALSE;
+	}
+	end_transfer(fetch);
+	switch (status) {
+	case 301:
+	case 302:
+	case 303:
+	case 307:
+	case 308:
+		return follow_redirect(fetch, (guint)status, location);
+	case 304:
+		if (fetch->pages > 0 || fetch->discovered)
+			break;
+		record_response(fetch);
+		result->status = FEED_FETCH_NOT_MODIFIED;
+		complete(fetch, NULL);
+		return FALSE;
+	case 410:
+		fail(fetch, FEED_ERROR_GONE,
+		     "HTTP 410 Gone: the feed was removed for good");
+		return FALSE;
+	default:
+		break;
+	}
+	if (status >= 300) {
+		fail(fetch, FEED_ERROR_HTTP, "HTTP %ld%s%s", status,
+		     fetch->reason != NULL ? " " : "",
+		     fetch->reason != NULL ? fetch->reason : "");
+		return FALSE;
+	}
+	if (fetch->body == BODY_PAGE)
+		return follow_discovered(fetch);
+	return finish_feed(fetch);
+}

@@ -1,0 +1,373 @@
+/*
+ * libcurl's multi interface on a GLib main context: curl says which
+ * sockets to watch and when to wake it, and GSources do the watching. No
+ * thread per transfer and no polling loop. Fetches beyond the limits wait
+ * in a queue here rather than inside curl, where their timeouts would run.
+ */
+#include "fetcher-private.h"
+
+#include <glib-unix.h>
+
+#define DEFAULT_MAX_TRANSFERS 8
+#define DEFAULT_MAX_PER_HOST  2
+#define DEFAULT_CONNECT       15
+#define DEFAULT_TOTAL         120
+#define DEFAULT_STALL         30
+#define DEFAULT_REDIRECTS     10
+
+static void
+start_waiting(FeedFetcher *fetcher);
+
+static guint
+host_count(FeedFetcher *fetcher, const char *host)
+{
+	return GPOINTER_TO_UINT(g_hash_table_lookup(fetcher->per_host, host));
+}
+
+static void
+host_add(FeedFetcher *fetcher, const char *host, int delta)
+{
+	guint count = host_count(fetcher, host) + delta;
+
+	if (count == 0)
+		g_hash_table_remove(fetcher->per_host, host);
+	else
+		g_hash_table_insert(fetcher->per_host, g_strdup(host),
+		                    GUINT_TO_POINTER(count));
+}
+
+/* Hands the fetch's next transfer to curl; FALSE when it ended instead. */
+static gboolean
+add_transfer(FeedFetcher *fetcher, Fetch *fetch)
+{
+	CURL *easy = feed_fetch_start_transfer(fetch);
+
+	if (easy == NULL)
+		return FALSE;
+	host_add(fetcher, feed_fetch_get_host(fetch), 1);
+	g_hash_table_add(fetcher->running, fetch);
+	curl_multi_add_handle(fetcher->multi, easy);
+	return TRUE;
+}
+
+static void
+remove_transfer(FeedFetcher *fetcher, Fetch *fetch, CURL *easy)
+{
+	curl_multi_remove_handle(fetcher->multi, easy);
+	g_hash_table_remove(fetcher->running, fetch);
+	host_add(fetcher, feed_fetch_get_host(fetch), -1);
+}
+
+/* Collects what curl finished, then lets waiting fetches in. */
+static void
+read_messages(FeedFetcher *fetcher)
+{
+	CURLMsg *message;
+	int left;
+
+	while ((message = curl_multi_info_read(fetcher->multi, &left))) {
+		Fetch *fetch = NULL;
+		CURL *easy = message->easy_handle;
+
+		if (message->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&fetch);
+		remove_transfer(fetcher, fetch, easy);
+		/* A redirect, a discovered feed or the next page goes on. */
+		if (feed_fetch_transfer_done(fetch, message->data.result))
+			add_transfer(fetcher, fetch);
+	}
+	start_waiting(fetcher);
+}
+
+static gboolean
+on_socket_ready(int fd, GIOCondition condition, gpointer data)
+{
+	FeedFetcher *fetcher = data;
+	int events = 0;
+	int running;
+
+	if (condition & G_IO_IN)
+		events |= CURL_CSELECT_IN;
+	if (condition & G_IO_OUT)
+		events |= CURL_CSELECT_OUT;
+	if (condition & (G_IO_ERR | G_IO_HUP))
+		events |= CURL_CSELECT_ERR;
+	curl_multi_socket_action(fetcher->multi, fd, events, &running);
+	read_messages(fetcher);
+	return G_SOURCE_CONTINUE;
+}
+
+static int
+on_socket(CURL *easy, curl_socket_t fd, int what, void *data, void *socket_data)
+{
+	FeedFetcher *fetcher = data;
+	GSource *source = socket_data;
+	GIOCondition condition = 0;
+
+	if (source != NULL) {
+		g_source_destroy(source);
+		g_source_unref(source);
+		source = NULL;
+	}
+	if (what != CURL_POLL_REMOVE) {
+		if (what & CURL_POLL_IN)
+			condition |= G_IO_IN;
+		if (what & CURL_POLL_OUT)
+			condition |= G_IO_OUT;
+		source = g_unix_fd_source_new(fd, condition);
+		g_source_set_callback(source, G_SOURCE_FUNC(on_socket_ready),
+		                      fetcher, NULL);
+		g_source_attach(source, fetcher->context);
+	}
+	curl_multi_assign(fetcher->multi, fd, source);
+	return 0;
+}
+
+static gboolean
+on_timeout(gpointer data)
+{
+	FeedFetcher *fetcher = data;
+	GSource *self = g_steal_pointer(&fetcher->timer);
+	int running;
+
+	curl_multi_socket_action(fetcher->multi, CURL_SOCKET_TIMEOUT, 0,
+	                         &running);
+	read_messages(fetcher);
+	g_source_unref(self);
+	return G_SOURCE_REMOVE;
+}
+
+static int
+on_timer(CURLM *multi, long timeout_ms, void *data)
+{
+	FeedFetcher *fetcher = data;
+
+	if (fetcher->timer != NULL) {
+		g_source_destroy(fetcher->timer);
+		g_clear_pointer(&fetcher->timer, g_source_unref);
+	}
+	if (timeout_ms >= 0) {
+		fetcher->timer = g_timeout_source_new((guint)timeout_ms);
+		g_source_set_callback(fetcher->timer, on_timeout, fetcher,
+		                      NULL);
+		g_source_attach(fetcher->timer, fetcher->context);
+	}
+	return 0;
+}
+
+FeedFetcher *
+feed_fetcher_new(GMainContext *context)
+{
+	FeedFetcher *fetcher = g_new0(FeedFetcher, 1);
+
+	fetcher->context = context != NULL
+	                           ? g_main_context_ref(context)
+	                           : g_main_context_ref_thread_default();
+	fetcher->multi = curl_multi_init();
+	g_queue_init(&fetcher->waiting);
+	fetcher->running = g_hash_table_new(NULL, NULL);
+	fetcher->per_host =
+	        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	fetcher->max_transfers = DEFAULT_MAX_TRANSFERS;
+	fetcher->max_per_host = DEFAULT_MAX_PER_HOST;
+	fetcher->connect_timeout = DEFAULT_CONNECT;
+	fetcher->total_timeout = DEFAULT_TOTAL;
+	fetcher->stall_timeout = DEFAULT_STALL;
+	fetcher->max_redirects = DEFAULT_REDIRECTS;
+	fetcher->max_size = FEED_PARSER_DEFAULT_MAX_SIZE;
+
+	curl_multi_setopt(fetcher->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+	curl_multi_setopt(fetcher->multi, CURLMOPT_SOCKETDATA, fetcher);
+	curl_multi_setopt(fetcher->multi, CURLMOPT_TIMERFUNCTION, on_timer);
+	curl_multi_setopt(fetcher->multi, CURLMOPT_TIMERDATA, fetcher);
+	curl_multi_setopt(fetcher->multi, CURLMOPT_PIPELINING,
+	                  (long)CURLPIPE_MULTIPLEX);
+	return fetcher;
+}
+
+static GError *
+cancelled_error(void)
+{
+	return g_error_new_literal(G_IO_ERROR, G_IO_ERROR_CANCELLED,
+	                           "the fetch was cancelled");
+}
+
+void
+feed_fetcher_free(FeedFetcher *fetcher)
+{
+	Fetch *fetch;
+	GHashTableIter iter;
+
+	if (fetcher == NULL)
+		return;
+	while ((fetch = g_queue_pop_head(&fetcher->waiting)) != NULL)
+		feed_fetch_fail(fetch, cancelled_error());
+	g_hash_table_iter_init(&iter, fetcher->running);
+	while (g_hash_table_iter_next(&iter, (gpointer *)&fetch, NULL)) {
+		g_hash_table_iter_steal(&iter);
+		curl_multi_remove_handle(fetcher->multi,
+		                         feed_fetch_get_easy(fetch));
+		feed_fetch_fail(fetch, cancelled_error());
+	}
+	if (fetcher->timer != NULL) {
+		g_source_destroy(fetcher->timer);
+		g_source_unref(fetcher->timer);
+	}
+	curl_multi_cleanup(fetcher->multi);
+	g_hash_table_unref(fetcher->running);
+	g_hash_table_unref(fetcher->per_host);
+	g_main_context_unref(fetcher->context);
+	g_free(fetcher);
+}
+
+void
+feed_fetcher_set_max_transfers(FeedFetcher *fetcher, guint max_transfers)
+{
+	g_return_if_fail(fetcher != NULL);
+	fetcher->max_transfers =
+	        max_transfers != 0 ? max_transfers : DEFAULT_MAX_TRANSFERS;
+}
+
+void
+feed_fetcher_set_max_per_host(FeedFetcher *fetcher, guint max_per_host)
+{
+	g_return_if_fail(fetcher != NULL);
+	fetcher->max_per_host =
+	        max_per_host != 0 ? max_per_host : DEFAULT_MAX_PER_HOST;
+}
+
+void
+feed_fetcher_set_timeouts(FeedFetcher *fetcher, guint connect_seconds,
+                          guint total_seconds, guint stall_seconds)
+{
+	g_return_if_fail(fetcher != NULL);
+	fetcher->connect_timeout =
+	        connect_seconds != 0 ? connect_seconds : DEFAULT_CONNECT;
+	fetcher->total_timeout =
+	        total_seconds != 0 ? total_seconds : DEFAULT_TOTAL;
+	fetcher->stall_timeout =
+	        stall_seconds != 0 ? stall_seconds : DEFAULT_STALL;
+}
+
+void
+feed_fetcher_set_max_size(FeedFetcher *fetcher, gsize max_size)
+{
+	g_return_if_fail(fetcher != NULL);
+	fetcher->max_size =
+	        max_size != 0 ? max_size : FEED_PARSER_DEFAULT_MAX_SIZE;
+}
+
+void
+feed_fetcher_set_max_redirects(FeedFetcher *fetcher, guint max_redirects)
+{
+	g_return_if_fail(fetcher != NULL);
+	fetcher->max_redirects =
+	        max_redirects != 0 ? max_redirects : DEFAULT_REDIRECTS;
+}
+
+/* Starts waiting fetches while there is room, oldest first. */
+static void
+start_waiting(FeedFetcher *fetcher)
+{
+	GList *link = fetcher->waiting.head;
+
+	while (link != NULL &&
+	       g_hash_table_size(fetcher->running) < fetcher->max_transfers) {
+		Fetch *fetch = link->data;
+		GList *next = link->next;
+
+		if (host_count(fetcher, feed_fetch_get_host(fetch)) <
+		    fetcher->max_per_host) {
+			g_queue_delete_link(&fetcher->waiting, link);
+			add_transfer(fetcher, fetch);
+		}
+		link = next;
+	}
+}
+
+/* Runs from the context, so callbacks never run inside the caller's call. */
+static gboolean
+on_start(gpointer data)
+{
+	start_waiting(data);
+	return G_SOURCE_REMOVE;
+}
+
+void
+feed_fetcher_fetch(FeedFetcher *fetcher, const FeedFetchRequest *request,
+                   GCancellable *cancellable, FeedFetchFunc callback,
+                   gpointer user_data)
+{
+	GSource *idle;
+
+	g_return_if_fail(fetcher != NULL);
+	g_return_if_fail(request != NULL);
+	g_return_if_fail(callback != NULL);
+
+	g_queue_push_tail(&fetcher->waiting,
+	                  feed_fetch_new(fetcher, request, cancellable,
+	                                 callback, user_data));
+	idle = g_idle_source_new();
+	g_source_set_callback(idle, on_start, fetcher, NULL);
+	g_source_attach(idle, fetcher->context);
+	g_source_unref(idle);
+}
+
+void
+feed_fetcher_cancel(FeedFetcher *fetcher, Fetch *fetch)
+{
+	if (g_queue_remove(&fetcher->waiting, fetch)) {
+		feed_fetch_fail(fetch, cancelled_error());
+		return;
+	}
+	if (g_hash_table_contains(fetcher->running, fetch)) {
+		remove_transfer(fetcher, fetch, feed_fetch_get_easy(fetch));
+		feed_fetch_fail(fetch, cancelled_error());
+		start_waiting(fetcher);
+	}
+}
+
+typedef struct {
+	gboolean done;
+	FeedFetchResult *result;
+	GError *error;
+} SyncState;
+
+static void
+on_sync_done(FeedFetchResult *result, const GError *error, gpointer data)
+{
+	SyncState *state = data;
+
+	state->done = TRUE;
+	if (error != NULL)
+		state->error = g_error_copy(error);
+	else
+		state->result = feed_fetch_result_ref(result);
+}
+
+FeedFetchResult *
+feed_fetch_sync(const FeedFetchRequest *request, GCancellable *cancellable,
+                GError **error)
+{
+	GMainContext *context = g_main_context_new();
+	FeedFetcher *fetcher;
+	SyncState state = { FALSE, NULL, NULL };
+
+	g_return_val_if_fail(request != NULL, NULL);
+	g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+
+	g_main_context_push_thread_default(context);
+	fetcher = feed_fetcher_new(context);
+	feed_fetcher_fetch(fetcher, request, cancellable, on_sync_done, &state);
+	while (!state.done)
+		g_main_context_iteration(context, TRUE);
+	feed_fetcher_free(fetcher);
+	g_main_context_pop_thread_default(context);
+	g_main_context_unref(context);
+	if (state.error != NULL) {
+		g_propagate_error(error, state.error);
+		return NULL;
+	}
+	return state.result;
+}
