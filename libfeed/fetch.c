@@ -736,6 +736,14 @@ feed_fetch_transfer_done(Fetch *fetch, CURLcode code)
 		if (fetch->pages > 0 || fetch->discovered)
 			break;
 		record_response(fetch);
+		/* A 304 need not repeat the validators: the caller's stand. */
+		if (result->etag == NULL)
+			result->etag = g_strdup(fetch->request->etag);
+		if (result->last_modified == NULL)
+			result->last_modified =
+			        g_strdup(fetch->request->last_modified);
+		g_free(result->content_hash);
+		result->content_hash = g_strdup(fetch->request->content_hash);
 		result->status = FEED_FETCH_NOT_MODIFIED;
 		complete(fetch, NULL);
 		return FALSE;

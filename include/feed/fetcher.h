@@ -373,7 +373,8 @@ const char *
 feed_fetch_result_get_new_feed_url(const FeedFetchResult *result);
 
 /**
- * Returns the `ETag` of the response, to pass with the next request.
+ * Returns the `ETag` of the response, to pass with the next request. After
+ * a 304 that did not repeat it, the one the request gave.
  *
  * @param result a result
  * @return (transfer none) (nullable) the validator, or NULL
@@ -385,7 +386,7 @@ feed_fetch_result_get_etag(const FeedFetchResult *result);
 
 /**
  * Returns the `Last-Modified` of the response, to pass with the next
- * request.
+ * request. After a 304 that did not repeat it, the one the request gave.
  *
  * @param result a result
  * @return (transfer none) (nullable) the validator, or NULL
@@ -397,7 +398,7 @@ feed_fetch_result_get_last_modified(const FeedFetchResult *result);
 
 /**
  * Returns a hash of the body (SHA-256, hex), to pass with the next
- * request.
+ * request. After a 304, the one the request gave.
  *
  * @param result a result
  * @return (transfer none) (nullable) the hash, or NULL when no body came

@@ -1,6 +1,7 @@
 /* feedtool: libfeed's command-line tool, on the public API alone. */
 #include "feed-json.h"
 #include "listing.h"
+#include "refresh.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -255,14 +256,18 @@ parse_command(int argc, char **argv)
 static void
 usage(FILE *out)
 {
-	fprintf(out, "Usage: feedtool COMMAND [OPTION…]\n"
-	             "\n"
-	             "Commands:\n"
-	             "  parse [--json] [--base-url URL] FILE|-   read a feed "
-	             "and list its episodes\n"
-	             "\n"
-	             "'feedtool COMMAND --help' describes a command's "
-	             "options.\n");
+	fprintf(out,
+	        "Usage: feedtool COMMAND [OPTION…]\n"
+	        "\n"
+	        "Commands:\n"
+	        "  parse [--json] [--base-url URL] FILE|URL|-\n"
+	        "      read a feed and list its episodes, or write it as JSON\n"
+	        "  refresh [--jobs N] [--cache DIR] [--json] [--urls FILE] "
+	        "URL…\n"
+	        "      fetch many feeds at once, transferring only what "
+	        "changed\n"
+	        "\n"
+	        "'feedtool COMMAND --help' describes a command's options.\n");
 }
 
 int
@@ -286,6 +291,8 @@ main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "parse") == 0)
 		return parse_command(argc - 1, argv + 1);
+	if (strcmp(argv[1], "refresh") == 0)
+		return refresh_command(argc - 1, argv + 1);
 	fprintf(stderr, "feedtool: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;

@@ -7,6 +7,7 @@
 #include "json-writer.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #define FLUSH_AT  (64 * 1024)
@@ -186,6 +187,19 @@ json_out_int(JsonOut *json, gint64 value)
 {
 	separate(json);
 	g_string_append_printf(json->buffer, "%" G_GINT64_FORMAT, value);
+}
+
+void
+json_out_double(JsonOut *json, double value)
+{
+	char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+	separate(json);
+	/* JSON has no NaN or infinity, and needs a '.', whatever the locale. */
+	if (!isfinite(value))
+		value = 0;
+	g_string_append(json->buffer,
+	                g_ascii_formatd(buffer, sizeof buffer, "%.3f", value));
 }
 
 void

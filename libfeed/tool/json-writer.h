@@ -39,6 +39,9 @@ void
 json_out_int(JsonOut *json, gint64 value);
 
 void
+json_out_double(JsonOut *json, double value);
+
+void
 json_out_bool(JsonOut *json, gboolean value);
 
 void
