@@ -144,7 +144,9 @@ feed_fetch_request_set_max_pages(FeedFetchRequest *request, guint max_pages);
 
 /**
  * Hands each episode to @p func as it is parsed instead of keeping it in
- * the result's channel, so memory does not grow with the feed.
+ * the result's channel, so memory does not grow with the feed. Episodes
+ * handed over before a fetch fails (a connection cut mid-feed) stay
+ * handed over: wait for the outcome before acting on them.
  *
  * @param request a request
  * @param func (nullable) the callback, or NULL to keep episodes
