@@ -399,7 +399,7 @@ const char *
 feed_fetch_result_get_last_modified(const FeedFetchResult *result);
 
 /**
- * Returns a hash of the body (SHA-256, hex), to pass with the next
+ * Returns a hash of the body (an opaque string), to pass with the next
  * request. After a 304, the one the request gave.
  *
  * @param result a result

@@ -1,7 +1,12 @@
 /*
- * feedtool refresh: fetches every feed through one FeedFetcher, keeps
- * each feed's validators in a cache directory so the next run sends
- * conditional GETs, and reports a line per feed as it finishes.
+ * feedtool refresh: fetches every feed through FeedFetchers, keeps each
+ * feed's validators in a cache directory so the next run sends conditional
+ * GETs, and reports a line per feed as it finishes.
+ *
+ * Parsing takes as long as the network on a fast link, so the feeds are
+ * shared among one fetcher per core, each on its own thread and main
+ * context. A host's feeds all go to one fetcher, so the per-host limit
+ * holds.
  */
 #include "refresh.h"
 
@@ -16,9 +21,10 @@
 
 #define CACHE_FILE "validators"
 
+#define MAX_WORKERS 4
+
 typedef struct {
-	GMainLoop *loop;
-	FeedFetcher *fetcher;
+	GMutex lock;     /* over everything below: workers report here */
 	GKeyFile *cache; /* NULL without --cache */
 	gboolean json;
 	gboolean progress; /* a live line on the terminal */
@@ -30,8 +36,17 @@ typedef struct {
 	gint64 started; /* monotonic microseconds */
 } Refresh;
 
+/* One fetcher on its own thread, with the feeds of some hosts. */
 typedef struct {
 	Refresh *refresh;
+	GPtrArray *urls; /* borrowed */
+	guint jobs;      /* transfers at once */
+	GMainLoop *loop;
+	guint left; /* feeds not yet finished */
+} Worker;
+
+typedef struct {
+	Worker *worker;
 	char *url;
 	guint episodes;
 } Feed;
@@ -223,8 +238,10 @@ static void
 on_fetched(FeedFetchResult *result, const GError *error, gpointer data)
 {
 	Feed *feed = data;
-	Refresh *refresh = feed->refresh;
+	Worker *worker = feed->worker;
+	Refresh *refresh = worker->refresh;
 
+	g_mutex_lock(&refresh->lock);
 	refresh->done++;
 	refresh->episodes += feed->episodes;
 	count(refresh, result, error);
@@ -237,28 +254,35 @@ on_fetched(FeedFetchResult *result, const GError *error, gpointer data)
 		print_line(feed, result, error);
 	fflush(stdout);
 	show_progress(refresh);
+	g_mutex_unlock(&refresh->lock);
 	g_free(feed->url);
 	g_free(feed);
-	if (refresh->done == refresh->total)
-		g_main_loop_quit(refresh->loop);
+	if (--worker->left == 0)
+		g_main_loop_quit(worker->loop);
 }
 
 static void
-start(Refresh *refresh, const char *url)
+start(Worker *worker, FeedFetcher *fetcher, const char *url)
 {
+	Refresh *refresh = worker->refresh;
 	g_autoptr(FeedFetchRequest) request = feed_fetch_request_new(url);
-	g_autofree char *etag = cache_get(refresh, url, "etag");
-	g_autofree char *modified = cache_get(refresh, url, "last_modified");
-	g_autofree char *hash = cache_get(refresh, url, "content_hash");
+	g_autofree char *etag = NULL;
+	g_autofree char *modified = NULL;
+	g_autofree char *hash = NULL;
 	Feed *feed = g_new0(Feed, 1);
 
-	feed->refresh = refresh;
+	g_mutex_lock(&refresh->lock);
+	etag = cache_get(refresh, url, "etag");
+	modified = cache_get(refresh, url, "last_modified");
+	hash = cache_get(refresh, url, "content_hash");
+	g_mutex_unlock(&refresh->lock);
+	feed->worker = worker;
 	feed->url = g_strdup(url);
 	feed_fetch_request_set_validators(request, etag, modified);
 	feed_fetch_request_set_content_hash(request, hash);
 	/* Count the episodes as they stream by; keep none of them. */
 	feed_fetch_request_set_episode_func(request, on_episode, feed);
-	feed_fetcher_fetch(refresh->fetcher, request, NULL, on_fetched, feed);
+	feed_fetcher_fetch(fetcher, request, NULL, on_fetched, feed);
 }
 
 /* URLs from the command line and from --urls, blank and # lines skipped. */
@@ -327,6 +351,63 @@ save_cache(Refresh *refresh, const char *dir, GError **error)
 		return FALSE;
 	}
 	return TRUE;
+}
+
+static gpointer
+run_worker(gpointer data)
+{
+	Worker *worker = data;
+	GMainContext *context = g_main_context_new();
+	FeedFetcher *fetcher;
+
+	g_main_context_push_thread_default(context);
+	worker->loop = g_main_loop_new(context, FALSE);
+	fetcher = feed_fetcher_new(context);
+	feed_fetcher_set_max_transfers(fetcher, worker->jobs);
+	worker->left = worker->urls->len;
+	for (guint i = 0; i < worker->urls->len; i++)
+		start(worker, fetcher, worker->urls->pdata[i]);
+	if (worker->left > 0)
+		g_main_loop_run(worker->loop);
+	feed_fetcher_free(fetcher);
+	g_main_loop_unref(worker->loop);
+	g_main_context_pop_thread_default(context);
+	g_main_context_unref(context);
+	return NULL;
+}
+
+static guint
+host_hash(const char *url)
+{
+	g_autoptr(GUri) uri = g_uri_parse(url, G_URI_FLAGS_ENCODED, NULL);
+	const char *host = uri != NULL ? g_uri_get_host(uri) : NULL;
+
+	return g_str_hash(host != NULL ? host : url);
+}
+
+/* One worker per core, up to MAX_WORKERS; a host's feeds stay together. */
+static void
+run_workers(Refresh *refresh, GPtrArray *urls, guint jobs)
+{
+	guint n = MIN(MIN((guint)g_get_num_processors(), MAX_WORKERS), jobs);
+	Worker workers[MAX_WORKERS] = { 0 };
+	GThread *threads[MAX_WORKERS] = { 0 };
+
+	n = MAX(n, 1);
+	for (guint i = 0; i < n; i++) {
+		workers[i].refresh = refresh;
+		workers[i].urls = g_ptr_array_new();
+		workers[i].jobs = MAX(jobs / n, 1);
+	}
+	for (guint i = 0; i < urls->len; i++)
+		g_ptr_array_add(workers[host_hash(urls->pdata[i]) % n].urls,
+		                urls->pdata[i]);
+	for (guint i = 0; i < n; i++)
+		threads[i] = g_thread_new("refresh", run_worker, &workers[i]);
+	for (guint i = 0; i < n; i++) {
+		g_thread_join(threads[i]);
+		g_ptr_array_unref(workers[i].urls);
+	}
 }
 
 static void
@@ -403,15 +484,7 @@ refresh_command(int argc, char **argv)
 	refresh.progress = isatty(STDERR_FILENO);
 	refresh.total = urls->len;
 	refresh.started = g_get_monotonic_time();
-	refresh.loop = g_main_loop_new(NULL, FALSE);
-	refresh.fetcher = feed_fetcher_new(NULL);
-	feed_fetcher_set_max_transfers(refresh.fetcher, (guint)jobs);
-	for (guint i = 0; i < urls->len; i++)
-		start(&refresh, urls->pdata[i]);
-	if (refresh.total > 0)
-		g_main_loop_run(refresh.loop);
-	feed_fetcher_free(refresh.fetcher);
-	g_main_loop_unref(refresh.loop);
+	run_workers(&refresh, urls, (guint)jobs);
 	print_summary(&refresh);
 	if (refresh.cache != NULL) {
 		gboolean saved = save_cache(&refresh, cache_dir, &error);
