@@ -12,7 +12,10 @@ G_BEGIN_DECLS
 /**
  * Fetches feeds concurrently with libcurl's multi interface, driven by a
  * GMainContext: no thread per transfer. Bytes go from the network straight
- * into the parser. Use from the thread that runs its context.
+ * into the parser. Use from the thread that runs its context, and do not
+ * free it from one of its own callbacks. Proxies come from the environment
+ * (`https_proxy`, `no_proxy`, …) and a CA bundle other than the system's
+ * from `CURL_CA_BUNDLE`, as the curl tool reads them.
  */
 typedef struct FeedFetcher FeedFetcher;
 
