@@ -2,14 +2,14 @@
  * Autodiscovery: the feed links of an HTML page, read with libxml2's HTML
  * push parser through a SAX handler that builds no tree.
  *
- * The page's bytes are decoded here, not by libxml2. libxml2 2.9 does switch
- * charsets on a <meta>, but a byte its converter rejects (0x81 in a
- * windows-1252 page, or a UTF-8 page labelled windows-1252 that contains
- * U+201D) makes it print to stderr through the global error handler, which
- * no parser option silences, and then stop reading, so every later link is
- * lost. So, as browsers do, the first bytes are scanned for a byte order
- * mark or a <meta> charset, and libxml2 then reads UTF-8 only, with
- * HTML_PARSE_IGNORE_ENC.
+ * libxml2 2.9 gets UTF-8 only. Its own switch to the charset of a <meta>
+ * prints to stderr through the global error handler, which no parser
+ * option silences, at the first byte that charset lacks (0x81 in
+ * windows-1252, or U+201D in a UTF-8 page labelled so), and then reads no
+ * further. So the page is decoded here, as browsers do: by its byte order
+ * mark, else by a <meta> in its first 1024 bytes, else as UTF-8. libxml2
+ * also gets its chunks cut where the text says (see feed()), and a new
+ * parser for what follows </html> (see renew()).
  */
 #include "discover-private.h"
 #include "text-private.h"
@@ -26,7 +26,8 @@ enum {
 	MAX_HREF = 8192,
 	/* Bytes scanned for a <meta> charset, as in the WHATWG prescan. */
 	SNIFF_SIZE = 1024,
-	/* Text without a '<' held for libxml2 before it is cut anyway. */
+	/* Text given to libxml2 at a time: at least, and at most. */
+	BLOCK = 8 * 1024,
 	MAX_HELD = 64 * 1024,
 };
 
@@ -38,7 +39,8 @@ typedef enum {
 } Kind;
 
 typedef struct {
-	/* As the page writes it, valid UTF-8: a late <base> resolves it again. */
+	/* As the page writes it, valid UTF-8: a late <base> resolves it again.
+	 */
 	char *href;
 	/* Resolved; http or https. */
 	char *url;
@@ -62,14 +64,17 @@ struct FeedDiscover {
 	GIConv conv;
 	/* The start of a character cut off by the end of a chunk. */
 	GByteArray *pending;
-	/* Decoded text not yet given to libxml2, from its last '<' on. */
+	/* Decoded text not yet given to libxml2. */
 	GString *held;
+	/* Bytes of @held known to hold no '<' after BLOCK; 0 for none. */
+	gsize scanned;
 	/* NULL before the charset is known and after the end. */
 	htmlParserCtxtPtr ctxt;
-	/* Link *, at most MAX_LINKS. */
+	/* Link *, at most MAX_LINKS, in no order until sorted. */
 	GPtrArray *links;
 	/* Feed links seen so far, kept or not: the next Link.order. */
 	guint n_seen;
+	/* Whether feed_discover_finish() has ended the page. */
 	gboolean finished;
 };
 
@@ -487,14 +492,18 @@ renew(FeedDiscover *discover, gboolean end)
 		htmlFreeParserCtxt(discover->ctxt);
 		discover->ctxt = create_parser(discover, on_start_element);
 		if (left > 0)
-			htmlParseChunk(discover->ctxt, rest, (int)left, end);
+			htmlParseChunk(discover->ctxt, rest, (int)left, 0);
+		if (end && discover->ctxt->instate != XML_PARSER_EOF)
+			htmlParseChunk(discover->ctxt, NULL, 0, 1);
 	}
 }
 
+/* Parses @length bytes of text, or with @end, ends the page. */
 static void
 parse(FeedDiscover *discover, const char *data, gsize length, gboolean end)
 {
-	g_assert(length <= 2 * MAX_HELD);
+	g_assert(length <= MAX_HELD);
+	g_assert(!end || length == 0);
 	if (length == 0 && !end)
 		return;
 	htmlParseChunk(discover->ctxt, data, (int)length, end);
@@ -505,37 +514,36 @@ parse(FeedDiscover *discover, const char *data, gsize length, gboolean end)
  * libxml2 2.9's HTML push parser reads a page differently depending on
  * where its chunks end: a "</script>" cut after "</scr" is taken for text,
  * and the rest of the page with it; a UTF-8 character cut in a script
- * makes it read on as Latin-1. So it is given text up to a '<' only, where
- * what it waits for is whole, and it reads the same however the page came.
- * Text without a '<' for MAX_HELD bytes is cut between characters.
+ * makes it read on as Latin-1; "<!-->" ends a comment or not. So libxml2
+ * is given chunks cut where the text alone says, however the page
+ * arrived: before the first '<' after BLOCK bytes, where what it waits for
+ * is whole, or, after MAX_HELD bytes without one, between characters.
  */
 static void
 feed(FeedDiscover *discover, const char *text, gsize length)
 {
 	GString *held = discover->held;
 
-	while (length > 0) {
-		gsize n = MIN(length, MAX_HELD);
-		const char *lt = g_strrstr_len(text, (gssize)n, "<");
+	g_string_append_len(held, text, (gssize)length);
+	while (held->len > BLOCK) {
+		gsize from = MAX(discover->scanned, BLOCK);
+		gsize to = MIN(held->len, MAX_HELD);
+		const char *lt = memchr(held->str + from, '<', to - from);
+		gsize cut;
 
 		if (lt != NULL) {
-			g_string_append_len(held, text, lt - text);
-			parse(discover, held->str, held->len, FALSE);
-			g_string_truncate(held, 0);
-			g_string_append_len(held, lt, n - (gsize)(lt - text));
-		} else {
-			g_string_append_len(held, text, (gssize)n);
-		}
-		if (held->len >= MAX_HELD) {
-			gsize cut = held->len - 1;
-
-			while (cut > 0 && (held->str[cut] & 0xC0) == 0x80)
+			cut = (gsize)(lt - held->str);
+		} else if (held->len >= MAX_HELD) {
+			cut = MAX_HELD;
+			while (((guchar)held->str[cut] & 0xC0) == 0x80)
 				cut--;
-			parse(discover, held->str, cut, FALSE);
-			g_string_erase(held, 0, (gssize)cut);
+		} else {
+			discover->scanned = to;
+			return;
 		}
-		text += n;
-		length -= n;
+		parse(discover, held->str, cut, FALSE);
+		g_string_erase(held, 0, (gssize)cut);
+		discover->scanned = 0;
 	}
 }
 
@@ -595,8 +603,8 @@ convert(FeedDiscover *discover, const char *data, gsize length, gboolean end)
 		char out[4096];
 		gchar *o = out;
 		gsize o_left = sizeof(out);
-		gsize result = g_iconv(discover->conv, &in, &in_left, &o,
-		                       &o_left);
+		gsize result =
+		        g_iconv(discover->conv, &in, &in_left, &o, &o_left);
 		int saved = errno;
 
 		parse_text(discover, out, (gsize)(o - out));
@@ -657,9 +665,8 @@ start(FeedDiscover *discover)
 		length -= 3;
 	} else if (length >= 2 && (memcmp(data, "\xFE\xFF", 2) == 0 ||
 	                           memcmp(data, "\xFF\xFE", 2) == 0)) {
-		GIConv conv = g_iconv_open("UTF-8", data[0] == '\xFE'
-		                                            ? "UTF-16BE"
-		                                            : "UTF-16LE");
+		GIConv conv = g_iconv_open(
+		        "UTF-8", data[0] == '\xFE' ? "UTF-16BE" : "UTF-16LE");
 
 		if (conv != (GIConv)-1)
 			discover->conv = conv;
@@ -722,7 +729,14 @@ feed_discover_finish(FeedDiscover *discover)
 		if (discover->head != NULL)
 			start(discover);
 		decode(discover, NULL, 0, TRUE);
-		parse(discover, discover->held->str, discover->held->len, TRUE);
+		/*
+		 * Not with the last text: libxml2 reads what it is given with
+		 * the end differently ("<!-->" opens a comment to the end).
+		 */
+		parse(discover, discover->held->str, discover->held->len,
+		      FALSE);
+		g_string_truncate(discover->held, 0);
+		parse(discover, NULL, 0, TRUE);
 		g_clear_pointer(&discover->ctxt, htmlFreeParserCtxt);
 		discover->finished = TRUE;
 	}
