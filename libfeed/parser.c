@@ -109,7 +109,7 @@ feed_parser_dup_attribute(FeedParser *parser, const Attributes *attrs,
 		if (feed_parser_classify_namespace(a[2], a[1]) != ns)
 			continue;
 		if (memchr(value, '&', length) == NULL)
-			return checked(parser, g_strndup(value, length));
+			return checked(parser, feed_text_dup(value, length));
 		/*
 		 * Without XML_PARSE_NOENT, libxml2 leaves entity references in
 		 * SAX2 attribute values (and writes &amp; as &#38;): decode
@@ -265,7 +265,8 @@ end_frame(FeedParser *parser)
 	Frame *frame = top_frame(parser);
 
 	if (parser->capture == parser->frames->len) {
-		char *text = g_strndup(parser->text->str, parser->text->len);
+		char *text =
+		        feed_text_dup(parser->text->str, parser->text->len);
 
 		parser->capture = 0;
 		feed_parser_end_role(parser, frame->role, frame,

@@ -21,6 +21,15 @@ char *
 feed_text_squash_nl(const char *text, gsize length);
 
 /*
+ * Returns a NUL-terminated copy of the @length bytes at @text. Unlike
+ * g_strndup() it does not scan for a NUL first: text here has none, and
+ * show notes run to kilobytes an episode.
+ */
+G_GNUC_INTERNAL
+char *
+feed_text_dup(const char *text, gsize length);
+
+/*
  * Returns a copy of the @length bytes at @text without leading and
  * trailing whitespace (as feed_text_squash() defines it).
  */

@@ -125,6 +125,16 @@ feed_text_squash_nl(const char *text, gsize length)
 }
 
 char *
+feed_text_dup(const char *text, gsize length)
+{
+	char *copy = g_malloc(length + 1);
+
+	memcpy(copy, text, length);
+	copy[length] = '\0';
+	return copy;
+}
+
+char *
 feed_text_trim(const char *text, gsize length)
 {
 	const guchar *p = (const guchar *)text;
@@ -133,7 +143,7 @@ feed_text_trim(const char *text, gsize length)
 	if (text == NULL)
 		return g_strdup("");
 	trim_range(&p, &end);
-	return g_strndup((const char *)p, end - p);
+	return feed_text_dup((const char *)p, end - p);
 }
 
 /*

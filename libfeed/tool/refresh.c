@@ -376,22 +376,29 @@ run_worker(gpointer data)
 	return NULL;
 }
 
-static guint
-host_hash(const char *url)
+static char *
+host_of(const char *url)
 {
 	g_autoptr(GUri) uri = g_uri_parse(url, G_URI_FLAGS_ENCODED, NULL);
 	const char *host = uri != NULL ? g_uri_get_host(uri) : NULL;
 
-	return g_str_hash(host != NULL ? host : url);
+	return g_strdup(host != NULL ? host : url);
 }
 
-/* One worker per core, up to MAX_WORKERS; a host's feeds stay together. */
+/*
+ * One worker per core, up to MAX_WORKERS. A host's feeds stay together,
+ * and hosts are dealt out in turn as they first appear, so that the
+ * workers get even shares.
+ */
 static void
 run_workers(Refresh *refresh, GPtrArray *urls, guint jobs)
 {
 	guint n = MIN(MIN((guint)g_get_num_processors(), MAX_WORKERS), jobs);
 	Worker workers[MAX_WORKERS] = { 0 };
 	GThread *threads[MAX_WORKERS] = { 0 };
+	g_autoptr(GHashTable) owner =
+	        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	guint next = 0;
 
 	n = MAX(n, 1);
 	for (guint i = 0; i < n; i++) {
@@ -399,9 +406,19 @@ run_workers(Refresh *refresh, GPtrArray *urls, guint jobs)
 		workers[i].urls = g_ptr_array_new();
 		workers[i].jobs = MAX(jobs / n, 1);
 	}
-	for (guint i = 0; i < urls->len; i++)
-		g_ptr_array_add(workers[host_hash(urls->pdata[i]) % n].urls,
+	for (guint i = 0; i < urls->len; i++) {
+		char *host = host_of(urls->pdata[i]);
+		gpointer found;
+
+		if (!g_hash_table_lookup_extended(owner, host, NULL, &found)) {
+			found = GUINT_TO_POINTER(next++ % n);
+			g_hash_table_insert(owner, host, found);
+		} else {
+			g_free(host);
+		}
+		g_ptr_array_add(workers[GPOINTER_TO_UINT(found)].urls,
 		                urls->pdata[i]);
+	}
 	for (guint i = 0; i < n; i++)
 		threads[i] = g_thread_new("refresh", run_worker, &workers[i]);
 	for (guint i = 0; i < n; i++) {
