@@ -833,7 +833,7 @@ keywords(const char *text)
 }
 
 static void
-end_person(FeedParser *parser, const Frame *frame, char *text)
+end_person(FeedParser *parser, const Frame *frame, const char *text)
 {
 	Pending *pending = &parser->pending;
 	GPtrArray **persons = parser->episode != NULL
@@ -856,7 +856,7 @@ end_person(FeedParser *parser, const Frame *frame, char *text)
 }
 
 static void
-end_funding(FeedParser *parser, const Frame *frame, char *text)
+end_funding(FeedParser *parser, const Frame *frame, const char *text)
 {
 	char *url = feed_url_resolve(frame->base, parser->pending.a);
 	FeedFunding *funding;
@@ -890,7 +890,7 @@ end_item_description(FeedEpisode *episode, const char *text)
  * text. A summary only fills what content left empty.
  */
 static void
-end_atom_content(FeedParser *parser, char *text, gboolean is_summary)
+end_atom_content(FeedParser *parser, const char *text, gboolean is_summary)
 {
 	FeedEpisode *episode = parser->episode;
 	const char *type = parser->pending.a != NULL ? parser->pending.a : "";
@@ -1010,7 +1010,8 @@ end_item(FeedParser *parser)
 }
 
 static void
-end_channel_text(FeedParser *parser, Role role, const Frame *frame, char *text)
+end_channel_text(FeedParser *parser, Role role, const Frame *frame,
+                 const char *text)
 {
 	FeedChannel *channel = parser->channel;
 	gint64 number;
@@ -1084,10 +1085,12 @@ end_channel_text(FeedParser *parser, Role role, const Frame *frame, char *text)
 	case ROLE_CH_PODCAST_GUID:
 		replace(&channel->podcast_guid, squash(text));
 		break;
-	case ROLE_CH_MEDIUM:
-		replace(&channel->medium,
-		        g_ascii_strdown(g_strstrip(text), -1));
+	case ROLE_CH_MEDIUM: {
+		g_autofree char *medium = trim(text);
+
+		replace(&channel->medium, g_ascii_strdown(medium, -1));
 		break;
+	}
 	case ROLE_CH_TTL:
 		if (feed_text_parse_int(text, &number) && number > 0)
 			channel->ttl = number;
@@ -1118,7 +1121,8 @@ end_channel_text(FeedParser *parser, Role role, const Frame *frame, char *text)
 }
 
 static void
-end_item_text(FeedParser *parser, Role role, const Frame *frame, char *text)
+end_item_text(FeedParser *parser, Role role, const Frame *frame,
+              const char *text)
 {
 	FeedEpisode *episode = parser->episode;
 	gint64 number;
@@ -1180,7 +1184,8 @@ end_item_text(FeedParser *parser, Role role, const Frame *frame, char *text)
 			episode->podcast_season = number;
 		break;
 	case ROLE_IT_EPISODE_TYPE: {
-		g_autofree char *type = g_ascii_strdown(g_strstrip(text), -1);
+		g_autofree char *trimmed = trim(text);
+		g_autofree char *type = g_ascii_strdown(trimmed, -1);
 
 		if (NAME_IS(type, "full"))
 			episode->episode_type = FEED_EPISODE_TYPE_FULL;
@@ -1212,10 +1217,8 @@ end_item_text(FeedParser *parser, Role role, const Frame *frame, char *text)
 
 void
 feed_parser_end_role(FeedParser *parser, Role role, const Frame *frame,
-                     char *text)
+                     const char *text)
 {
-	g_autofree char *owned = text;
-
 	switch (role) {
 	case ROLE_ITEM:
 		end_item(parser);

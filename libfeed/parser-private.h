@@ -204,7 +204,7 @@ feed_parser_start_role(FeedParser *parser, Role role, const Frame *frame,
 G_GNUC_INTERNAL
 void
 feed_parser_end_role(FeedParser *parser, Role role, const Frame *frame,
-                     char *text);
+                     const char *text);
 
 G_GNUC_INTERNAL
 void

@@ -265,12 +265,15 @@ end_frame(FeedParser *parser)
 	Frame *frame = top_frame(parser);
 
 	if (parser->capture == parser->frames->len) {
-		char *text =
-		        feed_text_dup(parser->text->str, parser->text->len);
+		/* Lent, not copied: the rules copy only what they keep. */
+		g_autofree char *repaired = NULL;
+		const char *text = parser->text->str;
 
 		parser->capture = 0;
-		feed_parser_end_role(parser, frame->role, frame,
-		                     checked(parser, text));
+		if (parser->text_suspect)
+			text = repaired = feed_text_take_valid_utf8(
+			        feed_text_dup(text, parser->text->len));
+		feed_parser_end_role(parser, frame->role, frame, text);
 	} else if (frame->role != ROLE_SKIP) {
 		feed_parser_end_role(parser, frame->role, frame, NULL);
 	}
