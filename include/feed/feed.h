@@ -19,6 +19,7 @@
 #include <feed/funding.h>
 #include <feed/parser.h>
 #include <feed/person.h>
+#include <feed/playlist.h>
 #include <feed/transcript.h>
 #include <feed/version.h>
 

@@ -1,7 +1,9 @@
 /* feedtool: libfeed's command-line tool, on the public API alone. */
 #include "feed-json.h"
 #include "listing.h"
+#include "playlist-command.h"
 #include "refresh.h"
+#include "source.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -98,15 +100,6 @@ default_base(const char *path, const char *option)
 		return NULL;
 	absolute = g_canonicalize_filename(path, NULL);
 	return g_filename_to_uri(absolute, NULL, NULL);
-}
-
-static gboolean
-is_url(const char *argument)
-{
-	g_autofree char *scheme = g_uri_parse_scheme(argument);
-
-	return scheme != NULL && strchr(argument, ':') != NULL &&
-	       strncmp(strchr(argument, ':'), "://", 3) == 0;
 }
 
 /* A file, or standard input, read in chunks into the parser. */
@@ -214,13 +207,13 @@ parse_command(int argc, char **argv)
 		func = listing_add_episode;
 		func_data = listing;
 	}
-	if (is_url(path))
+	if (source_is_url(path))
 		channel = fetch_url(path, func, func_data, &error);
 	else
 		channel = parse_file(path, base, func, func_data, &error);
 	if (channel == NULL) {
 		/* The fetcher's messages name the URL themselves. */
-		if (is_url(path))
+		if (source_is_url(path))
 			fprintf(stderr, "feedtool: %s\n", error->message);
 		else
 			fprintf(stderr, "feedtool: %s: %s\n", name,
@@ -293,6 +286,8 @@ main(int argc, char **argv)
 		return parse_command(argc - 1, argv + 1);
 	if (strcmp(argv[1], "refresh") == 0)
 		return refresh_command(argc - 1, argv + 1);
+	if (strcmp(argv[1], "playlist") == 0)
+		return playlist_command(argc - 1, argv + 1);
 	fprintf(stderr, "feedtool: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;
