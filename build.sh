@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 build_packages=(meson ninja-build pkg-config gcc libglib2.0-dev libxml2-dev
 	libcurl4-openssl-dev libxxhash-dev)
 test_packages=(libjson-glib-dev libxml2-utils python3 python3-podcastparser
-	clang-format doxygen openssl)
+	clang-format doxygen openssl mpd)
 
 say() { printf '==> %s\n' "$*"; }
 

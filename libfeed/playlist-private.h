@@ -47,4 +47,20 @@ G_GNUC_INTERNAL
 char *
 feed_playlist_one_line(const char *text);
 
+/*
+ * Whether @url may stand as a line of a line-based format, or as an XSPF
+ * location: valid UTF-8 without spaces, control characters, Unicode line
+ * separators or the non-characters XML cannot carry. An entry whose URL is
+ * not is left out rather than repaired: a feed must not write lines of
+ * its own.
+ */
+G_GNUC_INTERNAL
+gboolean
+feed_playlist_url_is_safe(const char *url);
+
+/* "Artist - Title" on one line, or whichever of the two is not empty. */
+G_GNUC_INTERNAL
+char *
+feed_playlist_entry_display_name(const FeedPlaylistEntry *entry);
+
 #endif

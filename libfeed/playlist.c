@@ -489,6 +489,34 @@ feed_playlist_one_line(const char *text)
 	return g_string_free(out, FALSE);
 }
 
+gboolean
+feed_playlist_url_is_safe(const char *url)
+{
+	if (url == NULL || *url == '\0' || !g_utf8_validate(url, -1, NULL))
+		return FALSE;
+	for (const char *p = url; *p != '\0'; p = g_utf8_next_char(p)) {
+		gunichar c = g_utf8_get_char(p);
+
+		if (c <= 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x2028 ||
+		    c == 0x2029 || c == 0xfffe || c == 0xffff)
+			return FALSE;
+	}
+	return TRUE;
+}
+
+char *
+feed_playlist_entry_display_name(const FeedPlaylistEntry *entry)
+{
+	g_autofree char *artist = feed_playlist_one_line(entry->artist);
+	g_autofree char *title = feed_playlist_one_line(entry->title);
+
+	if (*artist == '\0')
+		return g_steal_pointer(&title);
+	if (*title == '\0')
+		return g_steal_pointer(&artist);
+	return g_strconcat(artist, " - ", title, NULL);
+}
+
 const char *
 feed_playlist_entry_get_url(const FeedPlaylistEntry *entry)
 {
