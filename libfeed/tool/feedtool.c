@@ -1,6 +1,7 @@
 /* feedtool: libfeed's command-line tool, on the public API alone. */
 #include "feed-json.h"
 #include "listing.h"
+#include "opml-command.h"
 #include "playlist-command.h"
 #include "refresh.h"
 #include "source.h"
@@ -288,6 +289,8 @@ main(int argc, char **argv)
 		return refresh_command(argc - 1, argv + 1);
 	if (strcmp(argv[1], "playlist") == 0)
 		return playlist_command(argc - 1, argv + 1);
+	if (strcmp(argv[1], "opml") == 0)
+		return opml_command(argc - 1, argv + 1);
 	fprintf(stderr, "feedtool: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;
