@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Sets up what libfeed needs on Debian 12, builds it, and runs it or tests it.
 #
-#   ./build.sh run    install what is missing, build, and parse the sample feed
+#   ./build.sh run    install what is missing, build, and run the demo: a
+#                     private MPD, a demo podcast served on loopback, and
+#                     mpd-bridge subscribing and queueing, as mpc shows it
 #   ./build.sh test   install what is missing, build with warnings as errors,
 #                     run every test, then again under ASan and UBSan
 set -euo pipefail
 cd "$(dirname "$0")"
 
 build_packages=(meson ninja-build pkg-config gcc libglib2.0-dev libxml2-dev
-	libcurl4-openssl-dev libxxhash-dev)
+	libcurl4-openssl-dev libxxhash-dev libjson-glib-dev libmpdclient-dev)
+demo_packages=(mpd mpc python3)
 test_packages=(libjson-glib-dev libxml2-utils python3 python3-podcastparser
 	clang-format doxygen openssl mpd)
 
@@ -78,11 +81,11 @@ check_format() {
 
 case "${1:-}" in
 run)
-	install_missing "${build_packages[@]}"
+	install_missing "${build_packages[@]}" "${demo_packages[@]}"
 	say "building in build/"
 	setup build -Dtests=false --buildtype=release
-	say "build/libfeed/tool/feedtool parse contrib/sample-feed.xml"
-	build/libfeed/tool/feedtool parse contrib/sample-feed.xml
+	say "the demo: a private MPD, a demo podcast on loopback, mpd-bridge"
+	contrib/demo/run-demo build
 	;;
 test)
 	install_missing "${build_packages[@]}" "${test_packages[@]}"

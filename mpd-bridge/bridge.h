@@ -1,0 +1,39 @@
+/*
+ * All of the daemon's state, in one struct made by main(): no file-scope
+ * variables anywhere in mpd-bridge.
+ */
+#ifndef BRIDGE_BRIDGE_H
+#define BRIDGE_BRIDGE_H
+
+#include "config.h"
+#include "mpd.h"
+#include "store.h"
+
+#include <feed/feed.h>
+
+typedef struct {
+	BridgeConfig *config;
+	BridgeStore *store;
+	BridgeMpd *mpd;       /* NULL for a command line without MPD */
+	FeedFetcher *fetcher; /* NULL until a refresh needs one */
+	GMainLoop *loop;      /* NULL outside the daemon */
+	gboolean daemon;      /* running as `mpd-bridge run` */
+	guint refresh_timer;  /* source of the next due refresh; 0: none */
+	guint save_timer;     /* source of a pending save; 0: none */
+	guint fetching;       /* refreshes under way */
+	gboolean synced;      /* playlists pushed since MPD connected */
+	gboolean dirty;       /* the state has changes not yet saved */
+} Bridge;
+
+/*
+ * Notes that the state changed: the daemon saves it shortly after, in
+ * one write for a burst of changes; a command line saves before it exits.
+ */
+void
+bridge_changed(Bridge *bridge);
+
+/* Saves now if a save is pending; logs a failure. */
+gboolean
+bridge_save(Bridge *bridge, GError **error);
+
+#endif

@@ -1,0 +1,38 @@
+/* The daemon's settings: a GKeyFile where every key is optional. */
+#ifndef BRIDGE_CONFIG_H
+#define BRIDGE_CONFIG_H
+
+#include "mpd.h"
+
+#include <glib.h>
+
+typedef struct {
+	BridgeMpdAddress mpd;  /* [mpd] host, port, password, timeout */
+	char *channel;         /* [bridge] channel: "mpd-bridge" */
+	char *playlist_prefix; /* [bridge] playlist_prefix: "Podcast: " */
+	char *new_playlist;    /* [bridge] new_playlist: "Podcasts: New";
+	                          "" for none */
+	char *music_directory; /* [bridge] music_directory: NULL for none */
+	guint refresh_minutes; /* [bridge] refresh_interval: 60 */
+	guint keep;            /* [bridge] keep: 100 episodes a playlist */
+	guint new_limit;       /* [bridge] new_limit: 100 */
+	gboolean auto_queue;   /* [bridge] auto_queue: false */
+	guint jobs;            /* [bridge] jobs: 8 feeds fetched at once */
+	char *config_path;     /* where the settings came from, or would */
+	char *state_path;      /* [bridge] state_file: XDG_STATE_HOME/... */
+} BridgeConfig;
+
+/*
+ * Reads the settings from @path, or from
+ * $XDG_CONFIG_HOME/mpd-bridge/config when NULL. A missing file gives the
+ * defaults; MPD_HOST and MPD_PORT apply unless [mpd] says otherwise. A
+ * file that does not parse, or a key with a bad value, is an error that
+ * names the file, the key and what it should be.
+ */
+BridgeConfig *
+bridge_config_load(const char *path, GError **error);
+
+void
+bridge_config_free(BridgeConfig *config);
+
+#endif

@@ -1,0 +1,585 @@
+/*
+ * The command table that the command line and the MPD channel share, so
+ * that a command exists once.
+ */
+#include "control.h"
+
+#include "refresh.h"
+#include "sync.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+GQuark
+bridge_command_error_quark(void)
+{
+	return g_quark_from_static_string("bridge-command-error-quark");
+}
+
+static gboolean
+fail(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);
+
+static gboolean
+fail(GError **error, const char *format, ...)
+{
+	g_autofree char *message = NULL;
+	va_list args;
+
+	va_start(args, format);
+	message = g_strdup_vprintf(format, args);
+	va_end(args);
+	g_set_error_literal(error, BRIDGE_COMMAND_ERROR,
+	                    BRIDGE_COMMAND_ERROR_FAILED, message);
+	return FALSE;
+}
+
+static gboolean
+usage_error(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);
+
+static gboolean
+usage_error(GError **error, const char *format, ...)
+{
+	g_autofree char *message = NULL;
+	va_list args;
+
+	va_start(args, format);
+	message = g_strdup_vprintf(format, args);
+	va_end(args);
+	g_set_error_literal(error, BRIDGE_COMMAND_ERROR,
+	                    BRIDGE_COMMAND_ERROR_USAGE, message);
+	return FALSE;
+}
+
+static BridgeFeed *
+find_feed(Bridge *bridge, const char *key, GError **error)
+{
+	BridgeFeed *feed = bridge_store_find_feed(bridge->store, key);
+
+	if (feed == NULL)
+		fail(error,
+		     "no subscription is called '%s' (see mpd-bridge list)",
+		     key);
+	return feed;
+}
+
+static gboolean
+is_http(const char *url)
+{
+	g_autoptr(GUri) uri = g_uri_parse(url, G_URI_FLAGS_NONE, NULL);
+	const char *scheme = uri != NULL ? g_uri_get_scheme(uri) : NULL;
+
+	return scheme != NULL &&
+	       (g_ascii_strcasecmp(scheme, "http") == 0 ||
+	        g_ascii_strcasecmp(scheme, "https") == 0) &&
+	       g_uri_get_host(uri) != NULL && *g_uri_get_host(uri) != '\0';
+}
+
+static const char *
+feed_name(const BridgeFeed *feed)
+{
+	return feed->name != NULL    ? feed->name
+	       : feed->title != NULL ? feed->title
+	                             : feed->url;
+}
+
+static gboolean
+run_subscribe(Bridge *bridge, char **args, GString *out, GError **error)
+{
+	BridgeFeed *feed;
+
+	if (!is_http(args[0]))
+		return fail(error,
+		            "'%s' is not an http or https URL of a feed or a "
+		            "podcast's website",
+		            args[0]);
+	feed = bridge_store_add_feed(bridge->store, args[0]);
+	if (feed == NULL)
+		return fail(error, "already subscribed to %s", args[0]);
+	feed->added = g_get_real_time() / G_USEC_PER_SEC;
+	feed->auto_queue = bridge->config->auto_queue;
+	if (args[1] != NULL)
+		feed->name = g_strdup(args[1]);
+	bridge_changed(bridge);
+	bridge_refresh_feed(bridge, feed, NULL, NULL);
+	g_message("subscribed to %s", args[0]);
+	g_string_append_printf(out, "subscribed to %s", args[0]);
+	return TRUE;
+}
+
+static gboolean
+run_unsubscribe(Bridge *bridge, char **args, GString *out, GError **error)
+{
+	BridgeFeed *feed = find_feed(bridge, args[0], error);
+	g_autofree char *name = NULL;
+
+	if (feed == NULL)
+		return FALSE;
+	name = g_strdup(feed_name(feed));
+	bridge_sync_remove(bridge, feed);
+	bridge_store_remove_feed(bridge->store, feed);
+	bridge_changed(bridge);
+	bridge_sync_all(bridge, FALSE);
+	g_message("unsubscribed from %s", name);
+	g_string_append_printf(out, "unsubscribed from %s", name);
+	return TRUE;
+}
+
+static gboolean
+run_refresh(Bridge *bridge, char **args, GString *out, GError **error)
+{
+	GPtrArray *feeds = bridge_store_get_feeds(bridge->store);
+	guint started = 0;
+
+	if (args[0] != NULL) {
+		BridgeFeed *feed = find_feed(bridge, args[0], error);
+
+		if (feed == NULL)
+			return FALSE;
+		feed->gone = FALSE;
+		bridge_refresh_feed(bridge, feed, NULL, NULL);
+		g_string_append_printf(out, "refreshing %s", feed_name(feed));
+		return TRUE;
+	}
+	for (guint i = 0; i < feeds->len; i++) {
+		BridgeFeed *feed = feeds->pdata[i];
+
+		if (!feed->gone) {
+			bridge_refresh_feed(bridge, feed, NULL, NULL);
+			started++;
+		}
+	}
+	g_string_append_printf(out, "refreshing %u feed%s", started,
+	                       started == 1 ? "" : "s");
+	return TRUE;
+}
+
+static gboolean
+parse_flag(const char *text, gboolean *value)
+{
+	if (g_ascii_strcasecmp(text, "yes") == 0 ||
+	    g_ascii_strcasecmp(text, "true") == 0 ||
+	    g_ascii_strcasecmp(text, "on") == 0)
+		*value = TRUE;
+	else if (g_ascii_strcasecmp(text, "no") == 0 ||
+	         g_ascii_strcasecmp(text, "false") == 0 ||
+	         g_ascii_strcasecmp(text, "off") == 0)
+		*value = FALSE;
+	else
+		return FALSE;
+	return TRUE;
+}
+
+static gboolean
+parse_count(const char *text, guint64 *value)
+{
+	return g_ascii_string_to_unsigned(text, 10, 0, 1000000, value, NULL);
+}
+
+/* A pattern, or "" for none; checked now so a bad one is refused. */
+static gboolean
+set_pattern(char **field, const char *pattern, GError **error)
+{
+	g_autoptr(GRegex) regex = NULL;
+
+	if (*pattern != '\0') {
+		regex = g_regex_new(pattern, G_REGEX_CASELESS, 0, error);
+		if (regex == NULL)
+			return FALSE;
+	}
+	g_free(*field);
+	*field = *pattern != '\0' ? g_strdup(pattern) : NULL;
+	return TRUE;
+}
+
+static gboolean
+run_set(Bridge *bridge, char **args, GString *out, GError **error)
+{
+	BridgeFeed *feed = find_feed(bridge, args[0], error);
+	const char *key = args[1];
+	const char *value = args[2];
+	guint64 number;
+
+	if (feed == NULL)
+		return FALSE;
+	if (strcmp(key, "name") == 0) {
+		bridge_sync_remove(bridge, feed);
+		g_free(feed->name);
+		feed->name = *value != '\0' ? g_strdup(value) : NULL;
+	} else if (strcmp(key, "auto-queue") == 0) {
+		if (!parse_flag(value, &feed->auto_queue))
+			return fail(error, "auto-queue is yes or no");
+	} else if (strcmp(key, "keep") == 0) {
+		if (!parse_count(value, &number))
+			return fail(error, "keep is a number of episodes "
+			                   "(0 for the default)");
+		feed->keep = (guint)number;
+	} else if (strcmp(key, "min-duration") == 0) {
+		if (!parse_count(value, &number))
+			return fail(error, "min-duration is a number of "
+			                   "seconds");
+		feed->min_duration = (gint64)number;
+	} else if (strcmp(key, "match") == 0) {
+		if (!set_pattern(&feed->match, value, error))
+			return FALSE;
+	} else if (strcmp(key, "exclude") == 0) {
+		if (!set_pattern(&feed->exclude, value, error))
+			return FALSE;
+	} else {
+		return fail(error,
+		            "unknown setting '%s'; the settings are name, "
+		            "auto-queue, keep, match, exclude and min-duration",
+		            key);
+	}
+	bridge_changed(bridge);
+	bridge_sync_feed(bridge, feed, TRUE);
+	g_string_append_printf(out, "%s: %s is now '%s'", feed_name(feed), key,
+	                       value);
+	return TRUE;
+}
+
+/* An EPISODE: a number from `episodes`, an id, a guid or a stream URL. */
+static BridgeEpisode *
+find_episode(Bridge *bridge, const char *key, GError **error)
+{
+	guint64 number;
+	BridgeEpisode *episode;
+
+	if (g_ascii_string_to_unsigned(key, 10, 1, G_MAXUINT, &number, NULL)) {
+		g_autoptr(GPtrArray) all =
+		        bridge_store_list_episodes(bridge->store, NULL);
+
+		if (number <= all->len)
+			return all->pdata[number - 1];
+	}
+	episode = bridge_store_find_episode(bridge->store, key);
+	if (episode == NULL)
+		fail(error, "no episode is '%s' (see mpd-bridge episodes)",
+		     key);
+	return episode;
+}
+
+static gboolean
+run_queue(Bridge *bridge, char **args, GString *out, GError **error)
+{
+	g_autoptr(GPtrArray) chosen = g_ptr_array_new();
+
+	for (guint i = 0; args[i] != NULL; i++) {
+		BridgeEpisode *episode;
+
+		if (strcmp(args[i], "latest") == 0) {
+			g_autoptr(GPtrArray) episodes = NULL;
+			BridgeFeed *feed;
+
+			if (args[i + 1] == NULL)
+				return fail(error, "latest needs a FEED");
+			feed = find_feed(bridge, args[++i], error);
+			if (feed == NULL)
+				return FALSE;
+			episodes =
+			        bridge_store_list_episodes(bridge->store, feed);
+			if (episodes->len == 0)
+				return fail(error, "%s has no episodes yet",
+				            feed_name(feed));
+			episode = episodes->pdata[0];
+		} else {
+			episode = find_episode(bridge, args[i], error);
+			if (episode == NULL)
+				return FALSE;
+		}
+		g_ptr_array_add(chosen, episode);
+	}
+	for (guint i = 0; i < chosen->len; i++) {
+		BridgeEpisode *episode = chosen->pdata[i];
+
+		if (!bridge_sync_queue(bridge, episode, error))
+			return FALSE;
+		g_string_append_printf(out, "%squeued %s", i > 0 ? "; " : "",
+		                       episode->title);
+	}
+	return TRUE;
+}
+
+static char *
+format_time(gint64 unix_seconds, const char *format)
+{
+	g_autoptr(GDateTime) utc = NULL;
+	g_autoptr(GDateTime) local = NULL;
+
+	if (unix_seconds <= 0)
+		return g_strdup("-");
+	utc = g_date_time_new_from_unix_utc(unix_seconds);
+	local = utc != NULL ? g_date_time_to_local(utc) : NULL;
+	return local != NULL ? g_date_time_format(local, format)
+	                     : g_strdup("-");
+}
+
+static void
+write_json(GString *out, JsonBuilder *builder)
+{
+	g_autoptr(JsonGenerator) generator = json_generator_new();
+	g_autoptr(JsonNode) root = json_builder_get_root(builder);
+	g_autofree char *text = NULL;
+
+	json_generator_set_root(generator, root);
+	json_generator_set_pretty(generator, TRUE);
+	text = json_generator_to_data(generator, NULL);
+	g_string_append(out, text);
+}
+
+static void
+member_string(JsonBuilder *builder, const char *name, const char *value)
+{
+	json_builder_set_member_name(builder, name);
+	if (value != NULL)
+		json_builder_add_string_value(builder, value);
+	else
+		json_builder_add_null_value(builder);
+}
+
+static void
+member_int(JsonBuilder *builder, const char *name, gint64 value)
+{
+	json_builder_set_member_name(builder, name);
+	json_builder_add_int_value(builder, value);
+}
+
+static guint
+count_episodes(Bridge *bridge, const BridgeFeed *feed)
+{
+	g_autoptr(GPtrArray) episodes =
+	        bridge_store_list_episodes(bridge->store, feed);
+
+	return episodes->len;
+}
+
+static gboolean
+run_list(Bridge *bridge, char **args, GString *out, GError **error)
+{
+	GPtrArray *feeds = bridge_store_get_feeds(bridge->store);
+	gboolean json = args[0] != NULL && strcmp(args[0], "--json") == 0;
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+
+	if (args[0] != NULL && !json)
+		return usage_error(error, "list takes only --json");
+	json_builder_begin_array(builder);
+	for (guint i = 0; i < feeds->len; i++) {
+		const BridgeFeed *feed = feeds->pdata[i];
+		guint n = count_episodes(bridge, feed);
+		g_autofree char *refreshed =
+		        format_time(feed->last_refresh, "%Y-%m-%d %H:%M");
+
+		if (json) {
+			json_builder_begin_object(builder);
+			member_string(builder, "id", feed->id);
+			member_string(builder, "url", feed->url);
+			member_string(builder, "title", feed->title);
+			member_string(builder, "name", feed->name);
+			member_int(builder, "episodes", n);
+			member_int(builder, "last_refresh", feed->last_refresh);
+			member_string(builder, "last_error", feed->last_error);
+			json_builder_set_member_name(builder, "auto_queue");
+			json_builder_add_boolean_value(builder,
+			                               feed->auto_queue);
+			json_builder_set_member_name(builder, "gone");
+			json_builder_add_boolean_value(builder, feed->gone);
+			json_builder_end_object(builder);
+			continue;
+		}
+		g_string_append_printf(
+		        out,
+		        "%s\n    %s\n    %u episodes, "
+		        "refreshed %s%s%s%s\n",
+		        feed_name(feed), feed->url, n, refreshed,
+		        feed->auto_queue ? ", auto-queue" : "",
+		        feed->last_error != NULL ? "; error: " : "",
+		        feed->last_error != NULL ? feed->last_error : "");
+	}
+	json_builder_end_array(builder);
+	if (json)
+		write_json(out, builder);
+	else if (feeds->len == 0)
+		g_string_append(out, "no subscriptions yet: mpd-bridge "
+		                     "subscribe URL\n");
+	return TRUE;
+}
+
+static const char *
+state_of(const BridgeEpisode *episode)
+{
+	if (episode->listened)
+		return "listened";
+	if (episode->position > 0)
+		return "started";
+	return "new";
+}
+
+static gboolean
+run_episodes(Bridge *bridge, char **args, GString *out, GError **error)
+{
+	g_autoptr(GPtrArray) all =
+	        bridge_store_list_episodes(bridge->store, NULL);
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+	const BridgeFeed *only = NULL;
+	gboolean json = FALSE;
+
+	for (guint i = 0; args[i] != NULL; i++) {
+		if (strcmp(args[i], "--json") == 0)
+			json = TRUE;
+		else if ((only = find_feed(bridge, args[i], error)) == NULL)
+			return FALSE;
+	}
+	json_builder_begin_array(builder);
+	for (guint i = 0; i < all->len; i++) {
+		const BridgeEpisode *e = all->pdata[i];
+		g_autofree char *date = NULL;
+
+		if (only != NULL && strcmp(e->feed_id, only->id) != 0)
+			continue;
+		if (json) {
+			json_builder_begin_object(builder);
+			member_int(builder, "number", i + 1);
+			member_string(builder, "guid", e->guid);
+			member_string(builder, "feed", e->feed_id);
+			member_string(builder, "title", e->title);
+			member_string(builder, "url", e->url);
+			member_int(builder, "published", e->published);
+			member_int(builder, "duration", e->duration);
+			member_string(builder, "state", state_of(e));
+			member_int(builder, "position", e->position);
+			json_builder_end_object(builder);
+			continue;
+		}
+		date = format_time(e->published, "%Y-%m-%d");
+		g_string_append_printf(out,
+		                       "%5u  %-10s  %" G_GINT64_FORMAT
+		                       ":%02d:%02d  %-8s  %s\n",
+		                       i + 1, date, e->duration / 3600,
+		                       (int)(e->duration / 60 % 60),
+		                       (int)(e->duration % 60), state_of(e),
+		                       e->title);
+	}
+	json_builder_end_array(builder);
+	if (json)
+		write_json(out, builder);
+	return TRUE;
+}
+
+static gboolean
+run_import_opml(Bridge *bridge, char **args, GString *out, GError **error)
+{
+	g_autoptr(FeedOpml) opml = feed_opml_new_from_file(args[0], error);
+	guint added = 0;
+	guint known = 0;
+
+	if (opml == NULL)
+		return FALSE;
+	for (guint i = 0; i < feed_opml_get_n_subscriptions(opml); i++) {
+		const FeedSubscription *s = feed_opml_get_subscription(opml, i);
+		BridgeFeed *feed = NULL;
+
+		if (is_http(feed_subscription_get_url(s)))
+			feed = bridge_store_add_feed(
+			        bridge->store, feed_subscription_get_url(s));
+		if (feed == NULL) {
+			known++;
+			continue;
+		}
+		feed->added = g_get_real_time() / G_USEC_PER_SEC;
+		feed->auto_queue = bridge->config->auto_queue;
+		if (*feed_subscription_get_title(s) != '\0')
+			feed->title = g_strdup(feed_subscription_get_title(s));
+		bridge_refresh_feed(bridge, feed, NULL, NULL);
+		added++;
+	}
+	bridge_changed(bridge);
+	g_string_append_printf(out,
+	                       "imported %u feed%s from %s (%u already there "
+	                       "or not http)",
+	                       added, added == 1 ? "" : "s", args[0], known);
+	return TRUE;
+}
+
+static gboolean
+run_export_opml(Bridge *bridge, char **args, GString *out, GError **error)
+{
+	GPtrArray *feeds = bridge_store_get_feeds(bridge->store);
+	g_autoptr(FeedOpml) opml = feed_opml_new("mpd-bridge subscriptions");
+	g_autofree char *text = NULL;
+
+	for (guint i = 0; i < feeds->len; i++) {
+		const BridgeFeed *feed = feeds->pdata[i];
+
+		feed_opml_add(opml, feed->url, feed_name(feed), NULL, NULL);
+	}
+	text = feed_opml_to_string(opml);
+	g_string_append(out, text);
+	return TRUE;
+}
+
+static gboolean
+run_ping(Bridge *bridge, char **args, GString *out, GError **error)
+{
+	g_string_append(out, "pong");
+	return TRUE;
+}
+
+static const BridgeCommand commands[] = {
+	{ "subscribe", "URL [NAME]", "subscribe to a feed or a podcast's site",
+	  1, 2, TRUE, FALSE, run_subscribe },
+	{ "unsubscribe", "FEED", "drop a subscription and its playlist", 1, 1,
+	  TRUE, FALSE, run_unsubscribe },
+	{ "list", "[--json]", "the subscriptions, with their state", 0, 1,
+	  FALSE, FALSE, run_list },
+	{ "refresh", "[FEED]", "refresh one feed, or all, now", 0, 1, TRUE,
+	  FALSE, run_refresh },
+	{ "set", "FEED KEY VALUE",
+	  "name, auto-queue, keep, match, exclude or min-duration", 3, 3, TRUE,
+	  FALSE, run_set },
+	{ "episodes", "[FEED] [--json]", "the episodes the bridge knows", 0, 2,
+	  FALSE, FALSE, run_episodes },
+	{ "queue", "EPISODE…",
+	  "queue episodes: a number, a guid, or latest FEED", 1, G_MAXUINT,
+	  TRUE, FALSE, run_queue },
+	{ "import-opml", "FILE", "subscribe to every feed of an OPML file", 1,
+	  1, TRUE, FALSE, run_import_opml },
+	{ "export-opml", "", "the subscriptions as OPML", 0, 0, FALSE, FALSE,
+	  run_export_opml },
+	{ "ping", "", "check that the daemon answers", 0, 0, TRUE, TRUE,
+	  run_ping },
+	{ NULL, NULL, NULL, 0, 0, FALSE, FALSE, NULL },
+};
+
+const BridgeCommand *
+bridge_commands(void)
+{
+	return commands;
+}
+
+const BridgeCommand *
+bridge_command_lookup(const char *name)
+{
+	for (const BridgeCommand *c = commands; c->name != NULL; c++)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+gboolean
+bridge_command_run(Bridge *bridge, char **argv, GString *out, GError **error)
+{
+	const BridgeCommand *command =
+	        argv[0] != NULL ? bridge_command_lookup(argv[0]) : NULL;
+	guint n = argv[0] != NULL ? g_strv_length(argv + 1) : 0;
+
+	if (command == NULL)
+		return usage_error(
+		        error,
+		        "unknown command '%s'; the commands are subscribe, "
+		        "unsubscribe, list, refresh, set, episodes, queue, "
+		        "import-opml, export-opml and ping",
+		        argv[0] != NULL ? argv[0] : "");
+	if (n < command->min_args || n > command->max_args)
+		return fail(error, "usage: %s %s", command->name,
+		            command->args);
+	return command->run(bridge, argv + 1, out, error);
+}

@@ -1,0 +1,49 @@
+/*
+ * The commands, once for both doors: the command line and messages on the
+ * MPD channel. A command writes what it has to say to @out; failing, it
+ * sets @error.
+ */
+#ifndef BRIDGE_CONTROL_H
+#define BRIDGE_CONTROL_H
+
+#include "bridge.h"
+
+typedef struct {
+	const char *name;
+	const char *args;    /* for usage lines */
+	const char *summary; /* one line of help */
+	guint min_args;
+	guint max_args;       /* G_MAXUINT for no limit */
+	gboolean changes;     /* it changes the state: the daemon runs it */
+	gboolean daemon_only; /* it means nothing without a daemon */
+	gboolean (*run)(Bridge *bridge, char **args, GString *out,
+	                GError **error);
+} BridgeCommand;
+
+/* The command table, NULL-name terminated. */
+const BridgeCommand *
+bridge_commands(void);
+
+const BridgeCommand *
+bridge_command_lookup(const char *name);
+
+/*
+ * Runs @argv (argv[0] is the command's name, NULL-terminated), checking
+ * the argument count. Unknown commands and bad counts are errors that say
+ * what is known or expected.
+ */
+gboolean
+bridge_command_run(Bridge *bridge, char **argv, GString *out, GError **error);
+
+/* The error domain of commands: bad input a person should fix. */
+#define BRIDGE_COMMAND_ERROR (bridge_command_error_quark())
+
+typedef enum {
+	BRIDGE_COMMAND_ERROR_FAILED, /* the command could not be done */
+	BRIDGE_COMMAND_ERROR_USAGE,  /* unknown command, wrong arguments */
+} BridgeCommandError;
+
+GQuark
+bridge_command_error_quark(void);
+
+#endif

@@ -1,0 +1,375 @@
+/*
+ * mpd-bridge: the command line and the daemon. Commands that change the
+ * state go through a running daemon (over MPD's client-to-client
+ * messages), so two writers never lose each other's changes; with no
+ * daemon they edit the state directly, under its lock.
+ */
+#include "bridge.h"
+#include "control.h"
+#include "refresh.h"
+#include "sync.h"
+
+#include <curl/curl.h>
+#include <glib-unix.h>
+#include <libxml/parser.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define REQUEST_TIMEOUT_MS 30000
+#define CONNECT_WAIT_MS    5000
+
+enum {
+	EXIT_OK = 0,
+	EXIT_FAILED = 1,
+	EXIT_USAGE = 2,
+};
+
+static void
+usage(FILE *out)
+{
+	fprintf(out, "Usage: mpd-bridge [--config FILE] COMMAND [ARG…]\n\n"
+	             "  run                 the daemon: keeps subscriptions "
+	             "fresh in MPD\n");
+	for (const BridgeCommand *c = bridge_commands(); c->name != NULL; c++) {
+		g_autofree char *line = g_strjoin(" ", c->name, c->args, NULL);
+
+		fprintf(out, "  %s\n      %s\n", g_strstrip(line), c->summary);
+	}
+	fprintf(out, "\nThe same commands work from any MPD client: mpc "
+	             "sendmessage mpd-bridge \"refresh\".\n");
+}
+
+/* A reply goes back as one line: messages are single protocol lines. */
+static char *
+one_line(const char *text)
+{
+	char *line = g_strstrip(g_strdup(text));
+
+	g_strdelimit(line, "\r\n", ';');
+	return line;
+}
+
+static void
+reply(Bridge *bridge, const char *channel, const char *text)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *line = one_line(text);
+
+	if (!bridge_mpd_send_message(bridge->mpd, channel, line, &error))
+		g_warning("cannot answer on %s: %s", channel, error->message);
+}
+
+/* "@REPLY command args…": the reply channel, then the command. */
+static void
+on_message(const char *text, gpointer data)
+{
+	Bridge *bridge = data;
+	g_autofree char *default_reply =
+	        g_strconcat(bridge->config->channel, "-replies", NULL);
+	const char *reply_channel = default_reply;
+	g_autofree char *own_reply = NULL;
+	g_auto(GStrv) argv = NULL;
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autoptr(GError) error = NULL;
+	g_autofree char *answer = NULL;
+	g_autoptr(GError) save_error = NULL;
+
+	if (text[0] == '@') {
+		const char *space = strchr(text, ' ');
+
+		gsize length = space != NULL ? (gsize)(space - text - 1)
+		                             : strlen(text + 1);
+
+		own_reply = g_strndup(text + 1, length);
+		reply_channel = own_reply;
+		text = space != NULL ? space + 1 : "";
+	}
+	g_message("command from MPD: %s", text);
+	if (!g_shell_parse_argv(text, NULL, &argv, &error) ||
+	    !bridge_command_run(bridge, argv, out, &error)) {
+		answer = g_strconcat("error ", error->message, NULL);
+		g_message("%s", answer);
+	} else {
+		answer = g_strconcat("ok ", out->str, NULL);
+	}
+	/* Saved before the answer, so a reader of the state sees it. */
+	if (!bridge_save(bridge, &save_error))
+		g_warning("%s", save_error->message);
+	reply(bridge, reply_channel, answer);
+}
+
+static void
+on_state(gboolean connected, gpointer data)
+{
+	Bridge *bridge = data;
+
+	if (!connected)
+		return;
+	/* After a restart MPD may have lost what was pushed: push it all. */
+	bridge_sync_all(bridge, TRUE);
+	bridge->synced = TRUE;
+}
+
+static gboolean
+on_signal(gpointer data)
+{
+	Bridge *bridge = data;
+
+	g_message("stopping");
+	g_main_loop_quit(bridge->loop);
+	return G_SOURCE_CONTINUE;
+}
+
+static int
+run_daemon(Bridge *bridge)
+{
+	g_autoptr(GError) error = NULL;
+	guint term, intr;
+
+	if (!bridge_store_lock(bridge->store, 0, &error)) {
+		fprintf(stderr,
+		        "mpd-bridge: another mpd-bridge is running (%s)\n",
+		        error->message);
+		return EXIT_FAILED;
+	}
+	bridge->daemon = TRUE;
+	bridge->loop = g_main_loop_new(NULL, FALSE);
+	bridge->mpd =
+	        bridge_mpd_new(&bridge->config->mpd, bridge->config->channel);
+	bridge_mpd_set_handlers(bridge->mpd, on_state, on_message, NULL,
+	                        bridge);
+	bridge_mpd_start(bridge->mpd);
+	term = g_unix_signal_add(SIGTERM, on_signal, bridge);
+	intr = g_unix_signal_add(SIGINT, on_signal, bridge);
+	g_message("running: state in %s, commands on MPD channel %s",
+	          bridge_store_get_path(bridge->store),
+	          bridge->config->channel);
+	bridge_refresh_schedule(bridge);
+	g_main_loop_run(bridge->loop);
+	g_source_remove(term);
+	g_source_remove(intr);
+	g_clear_pointer(&bridge->fetcher, feed_fetcher_free);
+	if (!bridge_save(bridge, &error)) {
+		fprintf(stderr, "mpd-bridge: %s\n", error->message);
+		return EXIT_FAILED;
+	}
+	bridge_store_unlock(bridge->store);
+	return EXIT_OK;
+}
+
+static gboolean
+on_connect_wait(gpointer data)
+{
+	g_main_loop_quit(data);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+on_connected(gboolean connected, gpointer data)
+{
+	if (connected)
+		g_main_loop_quit(data);
+}
+
+/* For `queue` with no daemon: MPD directly, for this one command. */
+static gboolean
+connect_now(Bridge *bridge, GError **error)
+{
+	g_autoptr(GMainLoop) loop = g_main_loop_new(NULL, FALSE);
+	guint timer;
+
+	bridge->mpd = bridge_mpd_new(&bridge->config->mpd, NULL);
+	bridge_mpd_set_handlers(bridge->mpd, on_connected, NULL, NULL, loop);
+	bridge_mpd_start(bridge->mpd);
+	timer = g_timeout_add(CONNECT_WAIT_MS, on_connect_wait, loop);
+	g_main_loop_run(loop);
+	if (!bridge_mpd_is_connected(bridge->mpd)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED,
+		            "cannot reach MPD at %s: is it running? MPD_HOST "
+		            "and MPD_PORT say where it is",
+		            bridge->config->mpd.host != NULL
+		                    ? bridge->config->mpd.host
+		                    : "its default address");
+		return FALSE;
+	}
+	g_source_remove(timer);
+	return TRUE;
+}
+
+/* Waits for the refreshes a command started, so the state holds them. */
+static void
+finish_refreshes(Bridge *bridge)
+{
+	while (bridge->fetching > 0)
+		g_main_context_iteration(NULL, TRUE);
+}
+
+static int
+run_locally(Bridge *bridge, char **argv)
+{
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autoptr(GError) error = NULL;
+	gboolean ok;
+
+	if (strcmp(argv[0], "queue") == 0 && !connect_now(bridge, &error)) {
+		fprintf(stderr, "mpd-bridge: %s\n", error->message);
+		return EXIT_FAILED;
+	}
+	ok = bridge_command_run(bridge, argv, out, &error);
+	finish_refreshes(bridge);
+	if (ok && !bridge_save(bridge, &error))
+		ok = FALSE;
+	if (!ok) {
+		fprintf(stderr, "mpd-bridge: %s\n", error->message);
+		return g_error_matches(error, BRIDGE_COMMAND_ERROR,
+		                       BRIDGE_COMMAND_ERROR_USAGE)
+		               ? EXIT_USAGE
+		               : EXIT_FAILED;
+	}
+	if (out->len > 0)
+		printf("%s%s", out->str,
+		       out->str[out->len - 1] == '\n' ? "" : "\n");
+	return EXIT_OK;
+}
+
+static char *
+quote_command(char **argv)
+{
+	GString *text = g_string_new(NULL);
+
+	for (guint i = 0; argv[i] != NULL; i++) {
+		g_autofree char *quoted = g_shell_quote(argv[i]);
+
+		g_string_append_printf(text, "%s%s", i > 0 ? " " : "", quoted);
+	}
+	return g_string_free(text, FALSE);
+}
+
+/* A running daemon holds the lock: the command goes to it over MPD. */
+static int
+run_through_daemon(Bridge *bridge, char **argv)
+{
+	g_autofree char *absolute = NULL;
+	g_autofree char *text = NULL;
+	g_autofree char *reply_channel = g_strdup_printf(
+	        "%s-reply-%d", bridge->config->channel, (int)getpid());
+	g_autoptr(GError) error = NULL;
+	g_autofree char *answer = NULL;
+
+	/* The daemon runs elsewhere: a file must be named absolutely. */
+	if (strcmp(argv[0], "import-opml") == 0 && argv[1] != NULL) {
+		absolute = g_canonicalize_filename(argv[1], NULL);
+		argv[1] = absolute;
+	}
+	text = quote_command(argv);
+	answer = bridge_mpd_request(&bridge->config->mpd,
+	                            bridge->config->channel, text,
+	                            reply_channel, REQUEST_TIMEOUT_MS, &error);
+	if (answer == NULL) {
+		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+			fprintf(stderr,
+			        "mpd-bridge: no daemon listens on MPD channel "
+			        "%s: is mpd-bridge run running, with the same "
+			        "MPD (MPD_HOST)?\n",
+			        bridge->config->channel);
+		else
+			fprintf(stderr, "mpd-bridge: %s\n", error->message);
+		return EXIT_FAILED;
+	}
+	if (g_str_has_prefix(answer, "ok")) {
+		printf("%s\n", g_strstrip(answer + 2));
+		return EXIT_OK;
+	}
+	fprintf(stderr, "mpd-bridge: %s\n",
+	        g_str_has_prefix(answer, "error ") ? answer + 6 : answer);
+	return EXIT_FAILED;
+}
+
+static int
+run_command(Bridge *bridge, char **argv)
+{
+	const BridgeCommand *command = bridge_command_lookup(argv[0]);
+	g_autoptr(GError) error = NULL;
+	int status;
+
+	if (command == NULL) {
+		fprintf(stderr, "mpd-bridge: unknown command '%s'\n", argv[0]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (command->daemon_only)
+		return run_through_daemon(bridge, argv);
+	if (!command->changes)
+		return run_locally(bridge, argv);
+	if (!bridge_store_lock(bridge->store, 200, &error))
+		return run_through_daemon(bridge, argv);
+	status = run_locally(bridge, argv);
+	bridge_store_unlock(bridge->store);
+	return status;
+}
+
+/*
+ * On the command line the outcome is printed; the log's messages are for
+ * the daemon's journal. Warnings and worse still show.
+ */
+static GLogWriterOutput
+quiet_writer(GLogLevelFlags level, const GLogField *fields, gsize n_fields,
+             gpointer user_data)
+{
+	if ((level &
+	     (G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO | G_LOG_LEVEL_DEBUG)) &&
+	    g_getenv("G_MESSAGES_DEBUG") == NULL)
+		return G_LOG_WRITER_HANDLED;
+	return g_log_writer_default(level, fields, n_fields, user_data);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_autoptr(GError) error = NULL;
+	const char *config_path = NULL;
+	Bridge bridge = { 0 };
+	int status;
+
+	setlocale(LC_ALL, "");
+	xmlInitParser();
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (argc >= 3 && strcmp(argv[1], "--config") == 0) {
+		config_path = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	bridge.config = bridge_config_load(config_path, &error);
+	if (bridge.config == NULL) {
+		fprintf(stderr, "mpd-bridge: %s\n", error->message);
+		return EXIT_FAILED;
+	}
+	bridge.store = bridge_store_open(bridge.config->state_path, &error);
+	if (bridge.store == NULL) {
+		fprintf(stderr, "mpd-bridge: %s\n", error->message);
+		bridge_config_free(bridge.config);
+		return EXIT_FAILED;
+	}
+	if (strcmp(argv[1], "run") == 0 && argc == 2) {
+		status = run_daemon(&bridge);
+	} else {
+		g_log_set_writer_func(quiet_writer, NULL, NULL);
+		status = run_command(&bridge, argv + 1);
+	}
+	g_clear_pointer(&bridge.fetcher, feed_fetcher_free);
+	g_clear_pointer(&bridge.mpd, bridge_mpd_free);
+	g_clear_pointer(&bridge.loop, g_main_loop_unref);
+	bridge_store_free(bridge.store);
+	bridge_config_free(bridge.config);
+	return status;
+}

@@ -1,0 +1,946 @@
+/*
+ * The daemon's connection lives in one of three states: disconnected (a
+ * connection attempt is scheduled), idle ("idle" sent, the socket watched)
+ * or busy (a command or a handler runs). Events that MPD reports while we
+ * leave idle for a command are kept in `pending` and delivered from the
+ * main loop, so handlers never run inside a caller's command.
+ */
+#include "mpd.h"
+
+#include <errno.h>
+#include <gio/gio.h>
+#include <glib-unix.h>
+#include <mpd/client.h>
+#include <poll.h>
+#include <string.h>
+
+#define DEFAULT_TIMEOUT_MS 10000
+#define MAX_BACKOFF_S      60
+#define MAX_NAME_BYTES     200
+/*
+ * MPD refuses a command list larger than max_command_list_size (2 MiB by
+ * default); stay well below it.
+ */
+#define MAX_LIST_BYTES (512 * 1024)
+
+/*
+ * Messages for the control channel; player, queue and stored playlist
+ * changes for the tracker and the sync.
+ */
+#define IDLE_MASK                                                              \
+	(MPD_IDLE_MESSAGE | MPD_IDLE_PLAYER | MPD_IDLE_QUEUE |                 \
+	 MPD_IDLE_STORED_PLAYLIST)
+
+struct BridgeMpd {
+	BridgeMpdAddress address; /* a copy; timeout_ms is never 0 */
+	char *channel;            /* subscribed on connecting; NULL: none */
+	char *where;              /* "MPD at HOST", for messages */
+
+	BridgeMpdStateFunc on_state; /* each NULL when not wanted */
+	BridgeMpdMessageFunc on_message;
+	BridgeMpdIdleFunc on_idle;
+	gpointer user_data;
+
+	struct mpd_connection *conn; /* NULL while disconnected */
+	gboolean started;            /* bridge_mpd_start() was called */
+	gboolean ever_connected;     /* tells "connected" from "reconnected" */
+	gboolean idling;             /* "idle" sent and watch_id watches */
+	guint watch_id;              /* the socket while idling; 0 otherwise */
+	guint connect_id;            /* the next attempt; 0 when none due */
+	guint dispatch_id;           /* deferred delivery; 0 when none due */
+	unsigned pending;     /* enum mpd_idle bits not yet delivered; 0 */
+	gboolean lost_unsaid; /* on_state(FALSE) not yet delivered */
+	guint depth;          /* handlers running; 0 when none */
+	guint backoff_s;      /* wait after the next failure: 1 to 60 */
+};
+
+static gboolean
+on_connect(gpointer data);
+static gboolean
+on_dispatch(gpointer data);
+static gboolean
+on_readable(int fd, GIOCondition condition, gpointer data);
+
+/* Text from a feed must not end a protocol line or confuse a terminal. */
+static gboolean
+is_control(gunichar c)
+{
+	return c < 0x20 || (c >= 0x7f && c < 0xa0) || c == 0x2028 ||
+	       c == 0x2029;
+}
+
+static char *
+clean_text(const char *text)
+{
+	g_autofree char *valid = g_utf8_make_valid(text, -1);
+	GString *out = g_string_sized_new(strlen(valid));
+
+	for (const char *p = valid; *p != '\0'; p = g_utf8_next_char(p)) {
+		if (is_control(g_utf8_get_char(p)))
+			g_string_append_c(out, ' ');
+		else
+			g_string_append_len(out, p, g_utf8_next_char(p) - p);
+	}
+	return g_string_free(out, FALSE);
+}
+
+static char *
+describe(const char *host, guint port)
+{
+	if (host == NULL || *host == '\0')
+		return g_strdup("MPD at its default address");
+	if (port != 0 && host[0] != '/' && host[0] != '@')
+		return g_strdup_printf("MPD at %s:%u", host, port);
+	return g_strdup_printf("MPD at %s", host);
+}
+
+/* libmpdclient knows which default it tried when we gave no host. */
+static char *
+describe_connection(const BridgeMpdAddress *address,
+                    const struct mpd_connection *conn)
+{
+	const struct mpd_settings *settings;
+
+	if (address->host != NULL || conn == NULL)
+		return describe(address->host, address->port);
+	settings = mpd_connection_get_settings(conn);
+	if (settings == NULL)
+		return describe(NULL, 0);
+	return describe(mpd_settings_get_host(settings),
+	                mpd_settings_get_port(settings));
+}
+
+static int
+io_error_code(const struct mpd_connection *conn)
+{
+	switch (mpd_connection_get_error(conn)) {
+	case MPD_ERROR_SERVER:
+		switch (mpd_connection_get_server_error(conn)) {
+		case MPD_SERVER_ERROR_NO_EXIST:
+			return G_IO_ERROR_NOT_FOUND;
+		case MPD_SERVER_ERROR_EXIST:
+			return G_IO_ERROR_EXISTS;
+		case MPD_SERVER_ERROR_ARG:
+			return G_IO_ERROR_INVALID_ARGUMENT;
+		case MPD_SERVER_ERROR_PASSWORD:
+		case MPD_SERVER_ERROR_PERMISSION:
+			return G_IO_ERROR_PERMISSION_DENIED;
+		default:
+			return G_IO_ERROR_FAILED;
+		}
+	case MPD_ERROR_TIMEOUT:
+		return G_IO_ERROR_TIMED_OUT;
+	case MPD_ERROR_CLOSED:
+	case MPD_ERROR_SYSTEM:
+	case MPD_ERROR_MALFORMED:
+		return G_IO_ERROR_CONNECTION_CLOSED;
+	default:
+		return G_IO_ERROR_FAILED;
+	}
+}
+
+static gboolean
+is_server_error(const struct mpd_connection *conn, enum mpd_server_error code)
+{
+	return mpd_connection_get_error(conn) == MPD_ERROR_SERVER &&
+	       mpd_connection_get_server_error(conn) == code;
+}
+
+/* Frees the socket without telling anyone; the caller decides. */
+static void
+close_connection(BridgeMpd *self)
+{
+	g_clear_handle_id(&self->watch_id, g_source_remove);
+	g_clear_pointer(&self->conn, mpd_connection_free);
+	self->idling = FALSE;
+	self->pending = 0;
+}
+
+static void
+schedule_connect(BridgeMpd *self, guint delay_s)
+{
+	g_clear_handle_id(&self->connect_id, g_source_remove);
+	if (delay_s == 0)
+		self->connect_id = g_idle_add(on_connect, self);
+	else
+		self->connect_id =
+		        g_timeout_add(delay_s * 1000, on_connect, self);
+}
+
+static void
+schedule_dispatch(BridgeMpd *self)
+{
+	if (self->dispatch_id == 0)
+		self->dispatch_id = g_idle_add(on_dispatch, self);
+}
+
+static void
+lose(BridgeMpd *self)
+{
+	g_autofree char *why =
+	        g_strdup(mpd_connection_get_error_message(self->conn));
+
+	close_connection(self);
+	self->backoff_s = 1;
+	g_warning("lost the connection to %s: %s; reconnecting in %u s",
+	          self->where, why, self->backoff_s);
+	schedule_connect(self, self->backoff_s);
+	self->lost_unsaid = TRUE;
+	schedule_dispatch(self);
+}
+
+/*
+ * After a failed libmpdclient call: MPD's refusal becomes @error and the
+ * connection stays; anything else also drops the connection. Returns
+ * FALSE, for the caller to return.
+ */
+static gboolean
+fail(BridgeMpd *self, GError **error, const char *what)
+{
+	g_set_error(error, G_IO_ERROR, io_error_code(self->conn),
+	            "%s on %s: %s", what, self->where,
+	            mpd_connection_get_error_message(self->conn));
+	if (!mpd_connection_clear_error(self->conn))
+		lose(self);
+	return FALSE;
+}
+
+static void
+flush_lost(BridgeMpd *self)
+{
+	if (!self->lost_unsaid)
+		return;
+	self->lost_unsaid = FALSE;
+	if (self->on_state != NULL) {
+		self->depth++;
+		self->on_state(FALSE, self->user_data);
+		self->depth--;
+	}
+}
+
+static void
+enter_idle(BridgeMpd *self)
+{
+	if (self->conn == NULL || self->idling)
+		return;
+	if (!mpd_send_idle_mask(self->conn, IDLE_MASK)) {
+		fail(self, NULL, "cannot wait for events");
+		return;
+	}
+	self->idling = TRUE;
+	self->watch_id =
+	        g_unix_fd_add(mpd_connection_get_fd(self->conn),
+	                      G_IO_IN | G_IO_HUP | G_IO_ERR, on_readable, self);
+}
+
+static gboolean
+leave_idle(BridgeMpd *self, GError **error)
+{
+	unsigned events;
+
+	if (!self->idling)
+		return TRUE;
+	g_clear_handle_id(&self->watch_id, g_source_remove);
+	self->idling = FALSE;
+	events = mpd_run_noidle(self->conn);
+	if (events == 0 &&
+	    mpd_connection_get_error(self->conn) != MPD_ERROR_SUCCESS)
+		return fail(self, error, "cannot leave idle mode");
+	self->pending |= events;
+	return TRUE;
+}
+
+/* Texts for our channel, or NULL when the connection was lost. */
+static GPtrArray *
+read_messages(BridgeMpd *self)
+{
+	g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func(g_free);
+	struct mpd_message *message;
+	g_autoptr(GError) error = NULL;
+
+	if (!mpd_send_read_messages(self->conn))
+		goto failed;
+	while ((message = mpd_recv_message(self->conn)) != NULL) {
+		if (g_strcmp0(mpd_message_get_channel(message),
+		              self->channel) == 0)
+			g_ptr_array_add(
+			        texts, g_strdup(mpd_message_get_text(message)));
+		mpd_message_free(message);
+	}
+	if (mpd_connection_get_error(self->conn) != MPD_ERROR_SUCCESS ||
+	    !mpd_response_finish(self->conn))
+		goto failed;
+	return g_steal_pointer(&texts);
+
+failed:
+	fail(self, &error, "cannot read messages");
+	if (self->conn == NULL)
+		return NULL;
+	g_message("%s", error->message);
+	return g_steal_pointer(&texts);
+}
+
+/*
+ * Runs the handlers for the pending events, then waits for more. Called
+ * from the main loop only, with the connection out of idle.
+ */
+static void
+deliver(BridgeMpd *self)
+{
+	while (self->conn != NULL && self->pending != 0) {
+		unsigned events = self->pending;
+		g_autoptr(GPtrArray) texts = NULL;
+
+		self->pending = 0;
+		if ((events & MPD_IDLE_MESSAGE) != 0 && self->channel != NULL) {
+			texts = read_messages(self);
+			if (texts == NULL)
+				return;
+		}
+		self->depth++;
+		for (guint i = 0; texts != NULL && i < texts->len; i++) {
+			if (self->on_message != NULL)
+				self->on_message(texts->pdata[i],
+				                 self->user_data);
+		}
+		if (self->on_idle != NULL)
+			self->on_idle(events, self->user_data);
+		self->depth--;
+	}
+	enter_idle(self);
+}
+
+static gboolean
+on_readable(int fd, GIOCondition condition, gpointer data)
+{
+	BridgeMpd *self = data;
+	unsigned events;
+
+	self->watch_id = 0;
+	self->idling = FALSE;
+	events = mpd_recv_idle(self->conn, false);
+	if (events == 0 &&
+	    mpd_connection_get_error(self->conn) != MPD_ERROR_SUCCESS) {
+		fail(self, NULL, "cannot receive events");
+		if (self->conn == NULL)
+			return G_SOURCE_REMOVE;
+	}
+	self->pending |= events;
+	deliver(self);
+	return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_dispatch(gpointer data)
+{
+	BridgeMpd *self = data;
+
+	self->dispatch_id = 0;
+	flush_lost(self);
+	if (self->conn != NULL && !self->idling)
+		deliver(self);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+attempt_failed(BridgeMpd *self, struct mpd_connection *conn)
+{
+	const char *why = conn != NULL ? mpd_connection_get_error_message(conn)
+	                               : "out of memory";
+
+	/* Once per outage is enough for the journal. */
+	if (self->backoff_s == 1)
+		g_message("cannot connect to %s: %s; retrying in %u s",
+		          self->where, why, self->backoff_s);
+	else
+		g_debug("cannot connect to %s: %s; retrying in %u s",
+		        self->where, why, self->backoff_s);
+	if (conn != NULL)
+		mpd_connection_free(conn);
+	schedule_connect(self, self->backoff_s);
+	self->backoff_s = MIN(self->backoff_s * 2, MAX_BACKOFF_S);
+}
+
+static gboolean
+on_connect(gpointer data)
+{
+	BridgeMpd *self = data;
+	struct mpd_connection *conn;
+
+	self->connect_id = 0;
+	flush_lost(self);
+	conn = mpd_connection_new(self->address.host, self->address.port,
+	                          self->address.timeout_ms);
+	if (conn != NULL && self->address.host == NULL) {
+		g_free(self->where);
+		self->where = describe_connection(&self->address, conn);
+	}
+	if (conn == NULL ||
+	    mpd_connection_get_error(conn) != MPD_ERROR_SUCCESS ||
+	    (self->address.password != NULL &&
+	     !mpd_run_password(conn, self->address.password)) ||
+	    (self->channel != NULL &&
+	     !mpd_run_subscribe(conn, self->channel))) {
+		attempt_failed(self, conn);
+		return G_SOURCE_REMOVE;
+	}
+	/* Notices a vanished peer on TCP even while we sit in idle. */
+	mpd_connection_set_keepalive(conn, true);
+
+	self->conn = conn;
+	self->backoff_s = 1;
+	g_message("%s %s",
+	          self->ever_connected ? "reconnected to" : "connected to",
+	          self->where);
+	self->ever_connected = TRUE;
+	if (self->on_state != NULL) {
+		self->depth++;
+		self->on_state(TRUE, self->user_data);
+		self->depth--;
+	}
+	if (self->conn != NULL && !self->idling)
+		deliver(self);
+	return G_SOURCE_REMOVE;
+}
+
+/* Every command starts here: connected, and out of idle. */
+static gboolean
+begin_command(BridgeMpd *self, GError **error)
+{
+	if (self->conn == NULL) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED,
+		            "not connected to %s", self->where);
+		return FALSE;
+	}
+	return leave_idle(self, error);
+}
+
+/*
+ * Inside a handler, whoever ran the handler re-enters idle; otherwise
+ * events that came with "noidle" go to the main loop first.
+ */
+static void
+end_command(BridgeMpd *self)
+{
+	if (self->depth > 0 || self->conn == NULL)
+		return;
+	if (self->pending != 0)
+		schedule_dispatch(self);
+	else
+		enter_idle(self);
+}
+
+void
+bridge_mpd_address_from_env(BridgeMpdAddress *address)
+{
+	const char *host = g_getenv("MPD_HOST");
+	const char *port = g_getenv("MPD_PORT");
+	guint64 number;
+
+	g_return_if_fail(address != NULL);
+
+	if (host != NULL && *host != '\0') {
+		const char *at = host[0] == '@' ? NULL : strchr(host, '@');
+
+		if (at != NULL) {
+			if (at > host)
+				address->password = g_strndup(host, at - host);
+			host = at + 1;
+		}
+		if (*host != '\0')
+			address->host = g_strdup(host);
+	}
+	if (port != NULL &&
+	    g_ascii_string_to_unsigned(port, 10, 1, 65535, &number, NULL))
+		address->port = (guint)number;
+}
+
+void
+bridge_mpd_address_clear(BridgeMpdAddress *address)
+{
+	if (address == NULL)
+		return;
+	g_free(address->host);
+	g_free(address->password);
+	memset(address, 0, sizeof(*address));
+}
+
+static void
+copy_address(BridgeMpdAddress *to, const BridgeMpdAddress *from)
+{
+	to->host = g_strdup(from->host);
+	to->port = from->port;
+	to->password = g_strdup(from->password);
+	to->timeout_ms =
+	        from->timeout_ms != 0 ? from->timeout_ms : DEFAULT_TIMEOUT_MS;
+}
+
+BridgeMpd *
+bridge_mpd_new(const BridgeMpdAddress *address, const char *channel)
+{
+	BridgeMpd *self;
+
+	g_return_val_if_fail(address != NULL, NULL);
+
+	self = g_new0(BridgeMpd, 1);
+	copy_address(&self->address, address);
+	self->channel = g_strdup(channel);
+	self->where = describe(address->host, address->port);
+	self->backoff_s = 1;
+	return self;
+}
+
+void
+bridge_mpd_set_handlers(BridgeMpd *mpd, BridgeMpdStateFunc on_state,
+                        BridgeMpdMessageFunc on_message,
+                        BridgeMpdIdleFunc on_idle, gpointer user_data)
+{
+	g_return_if_fail(mpd != NULL);
+
+	mpd->on_state = on_state;
+	mpd->on_message = on_message;
+	mpd->on_idle = on_idle;
+	mpd->user_data = user_data;
+}
+
+void
+bridge_mpd_start(BridgeMpd *mpd)
+{
+	g_return_if_fail(mpd != NULL);
+	g_return_if_fail(!mpd->started);
+
+	mpd->started = TRUE;
+	schedule_connect(mpd, 0);
+}
+
+void
+bridge_mpd_free(BridgeMpd *mpd)
+{
+	if (mpd == NULL)
+		return;
+	close_connection(mpd);
+	g_clear_handle_id(&mpd->connect_id, g_source_remove);
+	g_clear_handle_id(&mpd->dispatch_id, g_source_remove);
+	bridge_mpd_address_clear(&mpd->address);
+	g_free(mpd->channel);
+	g_free(mpd->where);
+	g_free(mpd);
+}
+
+gboolean
+bridge_mpd_is_connected(const BridgeMpd *mpd)
+{
+	g_return_val_if_fail(mpd != NULL, FALSE);
+
+	return mpd->conn != NULL;
+}
+
+static gboolean
+playlist_exists(BridgeMpd *self, const char *name, gboolean *exists,
+                GError **error)
+{
+	struct mpd_playlist *playlist;
+
+	*exists = FALSE;
+	if (!mpd_send_list_playlists(self->conn))
+		return fail(self, error, "cannot list stored playlists");
+	while ((playlist = mpd_recv_playlist(self->conn)) != NULL) {
+		if (strcmp(mpd_playlist_get_path(playlist), name) == 0)
+			*exists = TRUE;
+		mpd_playlist_free(playlist);
+	}
+	if (mpd_connection_get_error(self->conn) != MPD_ERROR_SUCCESS ||
+	    !mpd_response_finish(self->conn))
+		return fail(self, error, "cannot list stored playlists");
+	return TRUE;
+}
+
+/*
+ * One or more command lists; the first deletes the old playlist when
+ * @exists. *@vanished tells that it was gone by then after all.
+ */
+static gboolean
+fill_playlist(BridgeMpd *self, const char *name, const char *const *uris,
+              guint n_uris, gboolean exists, gboolean *vanished, GError **error)
+{
+	guint i = 0;
+	gboolean first = TRUE;
+	g_autofree char *what =
+	        g_strdup_printf("cannot replace stored playlist \"%s\"", name);
+
+	*vanished = FALSE;
+	if (n_uris == 0 && !exists)
+		return TRUE;
+	do {
+		gsize bytes = 0;
+		gboolean ok = mpd_command_list_begin(self->conn, false);
+
+		if (ok && first && exists)
+			ok = mpd_send_rm(self->conn, name);
+		for (; ok && i < n_uris && bytes < MAX_LIST_BYTES; i++) {
+			g_autofree char *uri = clean_text(uris[i]);
+
+			ok = mpd_send_playlist_add(self->conn, name, uri);
+			bytes += strlen(name) + strlen(uri) + 20;
+		}
+		ok = ok && mpd_command_list_end(self->conn) &&
+		     mpd_response_finish(self->conn);
+		if (!ok) {
+			*vanished =
+			        first && exists &&
+			        is_server_error(self->conn,
+			                        MPD_SERVER_ERROR_NO_EXIST) &&
+			        mpd_connection_get_server_error_location(
+			                self->conn) == 0;
+			return fail(self, error, what);
+		}
+		first = FALSE;
+	} while (i < n_uris);
+	return TRUE;
+}
+
+static gboolean
+replace_playlist(BridgeMpd *self, const char *name, const char *const *uris,
+                 guint n_uris, GError **error)
+{
+	g_autofree char *clean_name = clean_text(name);
+	gboolean exists;
+	gboolean vanished;
+	g_autoptr(GError) local_error = NULL;
+
+	if (!playlist_exists(self, clean_name, &exists, error))
+		return FALSE;
+	if (fill_playlist(self, clean_name, uris, n_uris, exists, &vanished,
+	                  &local_error))
+		return TRUE;
+	/* Another client deleted it between listplaylists and rm. */
+	if (vanished && self->conn != NULL) {
+		g_clear_error(&local_error);
+		return fill_playlist(self, clean_name, uris, n_uris, FALSE,
+		                     &vanished, error);
+	}
+	g_propagate_error(error, g_steal_pointer(&local_error));
+	return FALSE;
+}
+
+gboolean
+bridge_mpd_replace_playlist(BridgeMpd *mpd, const char *name,
+                            const char *const *uris, guint n_uris,
+                            GError **error)
+{
+	gboolean ok;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(name != NULL, FALSE);
+	g_return_val_if_fail(n_uris == 0 || uris != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	if (!begin_command(mpd, error))
+		return FALSE;
+	ok = replace_playlist(mpd, name, uris, n_uris, error);
+	end_command(mpd);
+	return ok;
+}
+
+gboolean
+bridge_mpd_delete_playlist(BridgeMpd *mpd, const char *name, GError **error)
+{
+	g_autofree char *clean_name = NULL;
+	gboolean ok = TRUE;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(name != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	if (!begin_command(mpd, error))
+		return FALSE;
+	clean_name = clean_text(name);
+	if (!mpd_run_rm(mpd->conn, clean_name)) {
+		/* MPD's refusals can always be cleared. */
+		if (is_server_error(mpd->conn, MPD_SERVER_ERROR_NO_EXIST))
+			mpd_connection_clear_error(mpd->conn);
+		else
+			ok = fail(mpd, error,
+			          "cannot delete a stored playlist");
+	}
+	end_command(mpd);
+	return ok;
+}
+
+static gboolean
+send_tag(struct mpd_connection *conn, unsigned id, enum mpd_tag_type type,
+         const char *value)
+{
+	g_autofree char *clean = NULL;
+
+	if (value == NULL || *value == '\0')
+		return TRUE;
+	clean = clean_text(value);
+	return mpd_send_clear_tag_id(conn, id, type) &&
+	       mpd_send_add_tag_id(conn, id, type, clean);
+}
+
+static gboolean
+tag_song(BridgeMpd *self, unsigned id, const BridgeTags *tags, GError **error)
+{
+	struct mpd_connection *conn = self->conn;
+
+	if (!mpd_command_list_begin(conn, false) ||
+	    !send_tag(conn, id, MPD_TAG_TITLE, tags->title) ||
+	    !send_tag(conn, id, MPD_TAG_ALBUM, tags->album) ||
+	    !send_tag(conn, id, MPD_TAG_ARTIST, tags->artist) ||
+	    !send_tag(conn, id, MPD_TAG_DATE, tags->date) ||
+	    !send_tag(conn, id, MPD_TAG_TRACK, tags->track) ||
+	    !send_tag(conn, id, MPD_TAG_GENRE, tags->genre) ||
+	    !mpd_command_list_end(conn) || !mpd_response_finish(conn))
+		return fail(self, error, "cannot tag a queued stream");
+	return TRUE;
+}
+
+guint
+bridge_mpd_queue(BridgeMpd *mpd, const char *uri, const BridgeTags *tags,
+                 GError **error)
+{
+	g_autofree char *clean_uri = NULL;
+	int id;
+
+	g_return_val_if_fail(mpd != NULL, 0);
+	g_return_val_if_fail(uri != NULL, 0);
+	g_return_val_if_fail(error == NULL || *error == NULL, 0);
+
+	if (!begin_command(mpd, error))
+		return 0;
+	clean_uri = clean_text(uri);
+	id = mpd_run_add_id(mpd->conn, clean_uri);
+	if (id < 0) {
+		g_autofree char *what =
+		        g_strdup_printf("cannot queue %s", clean_uri);
+
+		fail(mpd, error, what);
+		id = 0;
+	} else if (tags != NULL && !tag_song(mpd, (unsigned)id, tags, error)) {
+		/* A song without the tags we meant is worse than none. */
+		if (mpd->conn != NULL && !mpd_run_delete_id(mpd->conn, id))
+			fail(mpd, NULL, "cannot delete an untagged stream");
+		id = 0;
+	}
+	end_command(mpd);
+	return (guint)id;
+}
+
+gboolean
+bridge_mpd_send_message(BridgeMpd *mpd, const char *channel, const char *text,
+                        GError **error)
+{
+	g_autofree char *clean_channel = NULL;
+	g_autofree char *clean = NULL;
+	gboolean ok = TRUE;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(channel != NULL, FALSE);
+	g_return_val_if_fail(text != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	if (!begin_command(mpd, error))
+		return FALSE;
+	clean_channel = clean_text(channel);
+	clean = clean_text(text);
+	if (!mpd_run_send_message(mpd->conn, clean_channel, clean)) {
+		g_autofree char *what = g_strdup_printf(
+		        "cannot send a message to channel %s", clean_channel);
+
+		ok = fail(mpd, error, what);
+	}
+	end_command(mpd);
+	return ok;
+}
+
+char *
+bridge_mpd_safe_playlist_name(const char *name)
+{
+	g_autofree char *valid = NULL;
+	GString *out;
+
+	g_return_val_if_fail(name != NULL, NULL);
+
+	valid = g_utf8_make_valid(name, -1);
+	out = g_string_sized_new(strlen(valid));
+	for (const char *p = valid; *p != '\0'; p = g_utf8_next_char(p)) {
+		gunichar c = g_utf8_get_char(p);
+
+		if (c == '/')
+			g_string_append_c(out, '_');
+		else if (is_control(c))
+			g_string_append_c(out, ' ');
+		else
+			g_string_append_len(out, p, g_utf8_next_char(p) - p);
+	}
+	g_strstrip(out->str);
+	g_string_set_size(out, strlen(out->str));
+	if (out->len > MAX_NAME_BYTES) {
+		const char *end = out->str + MAX_NAME_BYTES;
+
+		/* Cut before the character that crosses the limit. */
+		if ((*end & 0xc0) == 0x80)
+			end = g_utf8_find_prev_char(out->str, end);
+		g_string_truncate(out, end - out->str);
+		g_strchomp(out->str);
+		g_string_set_size(out, strlen(out->str));
+	}
+	if (out->len == 0)
+		g_string_assign(out, "unnamed");
+	/* MPD hides names that start with a dot, as ls does. */
+	if (out->str[0] == '.')
+		out->str[0] = '_';
+	return g_string_free(out, FALSE);
+}
+
+/* Waits until @fd is readable; FALSE when @deadline (monotonic µs) passed. */
+static gboolean
+wait_readable(int fd, gint64 deadline)
+{
+	for (;;) {
+		gint64 left = deadline - g_get_monotonic_time();
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		int n;
+
+		if (left <= 0)
+			return FALSE;
+		n = poll(&pfd, 1, (int)MIN((left + 999) / 1000, G_MAXINT));
+		if (n > 0)
+			return TRUE;
+		if (n < 0 && errno != EINTR)
+			return TRUE; /* let libmpdclient report the error */
+	}
+}
+
+static void
+request_failed(struct mpd_connection *conn, const char *where, GError **error)
+{
+	g_set_error(error, G_IO_ERROR, io_error_code(conn), "%s: %s", where,
+	            mpd_connection_get_error_message(conn));
+}
+
+/* The first message on @channel, or NULL; *@failed on a broken response. */
+static char *
+read_reply(struct mpd_connection *conn, const char *channel, gboolean *failed)
+{
+	struct mpd_message *message;
+	char *reply = NULL;
+
+	*failed = !mpd_send_read_messages(conn);
+	while (!*failed && (message = mpd_recv_message(conn)) != NULL) {
+		if (reply == NULL &&
+		    g_strcmp0(mpd_message_get_channel(message), channel) == 0)
+			reply = g_strdup(mpd_message_get_text(message));
+		mpd_message_free(message);
+	}
+	if (!*failed)
+		*failed = mpd_connection_get_error(conn) != MPD_ERROR_SUCCESS ||
+		          !mpd_response_finish(conn);
+	if (*failed)
+		g_clear_pointer(&reply, g_free);
+	return reply;
+}
+
+static char *
+await_reply(struct mpd_connection *conn, const char *where,
+            const char *reply_channel, guint timeout_ms, GError **error)
+{
+	gint64 deadline = g_get_monotonic_time() +
+	                  (gint64)timeout_ms * G_TIME_SPAN_MILLISECOND;
+
+	for (;;) {
+		gboolean ready;
+		gboolean failed;
+		unsigned events;
+		char *reply;
+
+		/* A message that came first makes idle return at once. */
+		if (!mpd_send_idle_mask(conn, MPD_IDLE_MESSAGE))
+			break;
+		ready = wait_readable(mpd_connection_get_fd(conn), deadline);
+		if (ready)
+			events = mpd_recv_idle(conn, false);
+		else
+			events = mpd_run_noidle(conn);
+		if (events == 0 &&
+		    mpd_connection_get_error(conn) != MPD_ERROR_SUCCESS)
+			break;
+		if ((events & MPD_IDLE_MESSAGE) != 0) {
+			reply = read_reply(conn, reply_channel, &failed);
+			if (failed)
+				break;
+			if (reply != NULL)
+				return reply;
+		}
+		if (!ready) {
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+			            "the daemon did not answer within %u ms "
+			            "through %s",
+			            timeout_ms, where);
+			return NULL;
+		}
+	}
+	request_failed(conn, where, error);
+	return NULL;
+}
+
+char *
+bridge_mpd_request(const BridgeMpdAddress *address, const char *channel,
+                   const char *text, const char *reply_channel,
+                   guint timeout_ms, GError **error)
+{
+	struct mpd_connection *conn;
+	g_autofree char *where = NULL;
+	g_autofree char *request = NULL;
+	g_autofree char *raw = NULL;
+	char *reply = NULL;
+
+	g_return_val_if_fail(address != NULL, NULL);
+	g_return_val_if_fail(channel != NULL, NULL);
+	g_return_val_if_fail(text != NULL, NULL);
+	g_return_val_if_fail(reply_channel != NULL, NULL);
+	g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+
+	conn = mpd_connection_new(address->host, address->port,
+	                          address->timeout_ms != 0
+	                                  ? address->timeout_ms
+	                                  : DEFAULT_TIMEOUT_MS);
+	where = describe_connection(address, conn);
+	if (conn == NULL ||
+	    mpd_connection_get_error(conn) != MPD_ERROR_SUCCESS) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED,
+		            "cannot reach %s: %s; is it running? MPD_HOST and "
+		            "MPD_PORT say where it is",
+		            where,
+		            conn != NULL
+		                    ? mpd_connection_get_error_message(conn)
+		                    : "out of memory");
+		g_clear_pointer(&conn, mpd_connection_free);
+		return NULL;
+	}
+
+	raw = g_strdup_printf("@%s %s", reply_channel, text);
+	request = clean_text(raw);
+	if (address->password != NULL &&
+	    !mpd_run_password(conn, address->password)) {
+		request_failed(conn, where, error);
+		g_prefix_error(error, "wrong password? ");
+	} else if (!mpd_run_subscribe(conn, reply_channel)) {
+		request_failed(conn, where, error);
+	} else if (!mpd_run_send_message(conn, channel, request)) {
+		if (is_server_error(conn, MPD_SERVER_ERROR_NO_EXIST))
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+			            "nobody listens on channel %s of %s: is "
+			            "mpd-bridge running?",
+			            channel, where);
+		else
+			request_failed(conn, where, error);
+	} else {
+		reply = await_reply(conn, where, reply_channel, timeout_ms,
+		                    error);
+	}
+	mpd_connection_free(conn);
+	return reply;
+}

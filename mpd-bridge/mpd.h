@@ -1,0 +1,181 @@
+/*
+ * The connection to MPD: the only module that calls libmpdclient. It
+ * connects as mpc does, sits in idle mode with MPD's socket watched by the
+ * GLib main loop, and reconnects with back-off when MPD goes away.
+ *
+ * Everything here runs on the thread of the default GMainContext, except
+ * bridge_mpd_request(), bridge_mpd_safe_playlist_name() and the address
+ * functions, which touch no shared state.
+ *
+ * Errors are in the G_IO_ERROR domain. A command that MPD refuses (an
+ * "ACK") reports MPD's own message and leaves the connection usable:
+ * G_IO_ERROR_NOT_FOUND for MPD's "No such ..." and "nobody is subscribed",
+ * G_IO_ERROR_INVALID_ARGUMENT, G_IO_ERROR_PERMISSION_DENIED,
+ * G_IO_ERROR_EXISTS, else G_IO_ERROR_FAILED. A command while MPD is away
+ * fails with G_IO_ERROR_NOT_CONNECTED; one that loses the connection with
+ * G_IO_ERROR_CONNECTION_CLOSED or G_IO_ERROR_TIMED_OUT, and then the
+ * connection is dropped and reconnection starts.
+ */
+#ifndef BRIDGE_MPD_H
+#define BRIDGE_MPD_H
+
+#include <glib.h>
+
+typedef struct BridgeMpd BridgeMpd;
+
+/* Where MPD is: from MPD_HOST/MPD_PORT as mpc reads them, or the config. */
+typedef struct {
+	char *host;       /* a host name, an address, a Unix socket path or
+	                     "@name" for a Linux abstract socket; NULL means
+	                     libmpdclient's default (which reads MPD_HOST) */
+	guint port;       /* TCP port; 0 means libmpdclient's default */
+	char *password;   /* sent with "password"; NULL for none */
+	guint timeout_ms; /* for connecting and for each command; 0: 10 s */
+} BridgeMpdAddress;
+
+/*
+ * Sets host, port and password of @address, which must hold none (zero it
+ * first), from the environment as mpc reads it: MPD_HOST is "host",
+ * "password@host", "/socket/path", "password@/socket/path" or "@abstract"
+ * (a leading '@' is an abstract socket, not an empty password); MPD_PORT is
+ * a number from 1 to 65535. Unset, empty or invalid values leave NULL or 0.
+ * timeout_ms is left alone. A host that itself contains '@' after the
+ * password cannot be expressed (libmpdclient splits it too).
+ */
+void
+bridge_mpd_address_from_env(BridgeMpdAddress *address);
+
+/* Frees the strings of @address and zeroes it; NULL does nothing. */
+void
+bridge_mpd_address_clear(BridgeMpdAddress *address);
+
+/*
+ * Tags a queued stream gets with addtagid. NULL or empty fields are left
+ * out. Control characters in the values become spaces, and invalid UTF-8
+ * is repaired.
+ */
+typedef struct {
+	const char *title;
+	const char *album;
+	const char *artist;
+	const char *date;  /* YYYY-MM-DD */
+	const char *track; /* the episode number */
+	const char *genre; /* "Podcast" */
+} BridgeTags;
+
+/* A message that arrived on the bridge's channel; @text is borrowed. */
+typedef void (*BridgeMpdMessageFunc)(const char *text, gpointer user_data);
+
+/*
+ * MPD came (TRUE, after each connection, subscribed and ready for
+ * commands) or went (FALSE, once after each TRUE).
+ */
+typedef void (*BridgeMpdStateFunc)(gboolean connected, gpointer user_data);
+
+/*
+ * MPD reported idle events (a mask of enum mpd_idle: MPD_IDLE_PLAYER,
+ * MPD_IDLE_QUEUE, MPD_IDLE_STORED_PLAYLIST or MPD_IDLE_MESSAGE); for the
+ * listening tracker of a later issue. Our own commands cause events too.
+ */
+typedef void (*BridgeMpdIdleFunc)(unsigned events, gpointer user_data);
+
+/*
+ * A connection for the daemon: connects from the main loop, sends the
+ * password, subscribes to @channel (when not NULL; MPD allows letters,
+ * digits and "-_.:" in channel names), and keeps reconnecting (1 s, doubling
+ * up to 60 s) while MPD is away; it does not wake up while connected and
+ * idle. Never blocks the loop longer than one command's timeout. Logs
+ * connections with g_message() and a lost connection with g_warning().
+ * Returns a new object; nothing happens until bridge_mpd_start().
+ */
+BridgeMpd *
+bridge_mpd_new(const BridgeMpdAddress *address, const char *channel);
+
+/*
+ * Handlers (each may be NULL) run from the main loop, never from inside
+ * another bridge_mpd_*() call. They may call the commands below; they must
+ * not free @mpd.
+ */
+void
+bridge_mpd_set_handlers(BridgeMpd *mpd, BridgeMpdStateFunc on_state,
+                        BridgeMpdMessageFunc on_message,
+                        BridgeMpdIdleFunc on_idle, gpointer user_data);
+
+/* Starts connecting; handlers run from the main loop from then on. */
+void
+bridge_mpd_start(BridgeMpd *mpd);
+
+/* Closes the connection and removes its sources; NULL does nothing. */
+void
+bridge_mpd_free(BridgeMpd *mpd);
+
+/* TRUE between on_state(TRUE) and the loss of the connection. */
+gboolean
+bridge_mpd_is_connected(const BridgeMpd *mpd);
+
+/*
+ * Makes the stored playlist @name hold exactly @uris, in order: one command
+ * list deletes it (when listplaylists shows it) and adds each URI with
+ * playlistadd, so other clients never see it half made. Very long lists go
+ * in several command lists of at most 512 KiB. Empty @uris (n_uris 0)
+ * leaves no playlist @name: MPD stores no empty playlist without "save",
+ * which would save the queue. If MPD refuses a URI, the playlist holds
+ * the ones before it and @error says which. Names are used as given: make
+ * them safe first with bridge_mpd_safe_playlist_name().
+ */
+gboolean
+bridge_mpd_replace_playlist(BridgeMpd *mpd, const char *name,
+                            const char *const *uris, guint n_uris,
+                            GError **error);
+
+/* Deletes the stored playlist @name; TRUE also when there was none. */
+gboolean
+bridge_mpd_delete_playlist(BridgeMpd *mpd, const char *name, GError **error);
+
+/*
+ * Appends @uri to the queue with @tags (may be NULL): addid, then one
+ * command list of cleartagid and addtagid for each tag. Returns the song
+ * id (MPD's ids start at 1), or 0 with @error set; a song whose tags MPD
+ * refused is deleted again.
+ */
+guint
+bridge_mpd_queue(BridgeMpd *mpd, const char *uri, const BridgeTags *tags,
+                 GError **error);
+
+/*
+ * Sends @text (control characters become spaces) to @channel
+ * (sendmessage); G_IO_ERROR_NOT_FOUND when nobody is subscribed.
+ */
+gboolean
+bridge_mpd_send_message(BridgeMpd *mpd, const char *channel, const char *text,
+                        GError **error);
+
+/*
+ * A name MPD accepts for a stored playlist: invalid UTF-8 repaired, '/'
+ * becomes '_', control characters become spaces, surrounding spaces are
+ * trimmed, a leading '.' becomes '_', at most 200 bytes of UTF-8 (cut on a
+ * character boundary), and "unnamed" for what is left empty. Returns a new
+ * string.
+ */
+char *
+bridge_mpd_safe_playlist_name(const char *name);
+
+/*
+ * For the command line: connects once (blocking, with the address's
+ * timeout), sends the password, subscribes to @reply_channel, sends
+ * "@REPLY_CHANNEL TEXT" to @channel and waits up to @timeout_ms for one
+ * message on @reply_channel, whose text it returns (transfer full). NULL
+ * with @error set otherwise: G_IO_ERROR_NOT_FOUND means nobody is
+ * subscribed to @channel (no daemon runs), G_IO_ERROR_CONNECTION_REFUSED
+ * that MPD could not be reached, G_IO_ERROR_TIMED_OUT that no answer came.
+ * Blocks the calling thread; uses no main loop.
+ */
+char *
+bridge_mpd_request(const BridgeMpdAddress *address, const char *channel,
+                   const char *text, const char *reply_channel,
+                   guint timeout_ms, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(BridgeMpd, bridge_mpd_free)
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(BridgeMpdAddress, bridge_mpd_address_clear)
+
+#endif

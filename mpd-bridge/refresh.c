@@ -1,0 +1,301 @@
+/*
+ * Refreshing subscriptions: one fetcher on the main loop, one timer for
+ * whichever feed is due first, so the loop sleeps while nothing is due.
+ */
+#include "refresh.h"
+
+#include "sync.h"
+
+#include <string.h>
+
+#define DAY            (24 * 60 * 60)
+#define COMPLETE_EVERY (7 * DAY)
+
+typedef struct {
+	Bridge *bridge;
+	char *feed_id;
+	BridgeRefreshDone done;
+	gpointer user_data;
+} Refresh;
+
+static gint64
+now_seconds(void)
+{
+	return g_get_real_time() / G_USEC_PER_SEC;
+}
+
+/* How often a feed says it changes, from its rrule; 0 when it does not. */
+static gint64
+rrule_minutes(const char *rrule)
+{
+	static const struct {
+		const char *freq;
+		gint64 minutes;
+	} periods[] = {
+		{ "FREQ=HOURLY", 60 },
+		{ "FREQ=DAILY", 24 * 60 },
+		{ "FREQ=WEEKLY", 7 * 24 * 60 },
+		{ "FREQ=MONTHLY", 30 * 24 * 60 },
+		{ "FREQ=YEARLY", 365 * 24 * 60 },
+	};
+	g_autofree char *upper = NULL;
+	const char *interval;
+	gint64 every = 1;
+
+	if (rrule == NULL)
+		return 0;
+	upper = g_ascii_strup(rrule, -1);
+	interval = strstr(upper, "INTERVAL=");
+	if (interval != NULL)
+		every = MAX(g_ascii_strtoll(interval + 9, NULL, 10), 1);
+	for (guint i = 0; i < G_N_ELEMENTS(periods); i++)
+		if (strstr(upper, periods[i].freq) != NULL)
+			return periods[i].minutes * every;
+	return 0;
+}
+
+/*
+ * Seconds until the next refresh: the configured interval, longer when
+ * the feed asks for it (ttl, or a quarter of its stated update period, up
+ * to a day), a week for a complete show; on failure the interval doubles
+ * with each failure, up to a day. A tenth of jitter either way spreads
+ * hundreds of feeds over time.
+ */
+static gint64
+next_interval(const Bridge *bridge, const BridgeFeed *feed)
+{
+	gint64 seconds = (gint64)bridge->config->refresh_minutes * 60;
+	double jitter = g_random_double_range(0.9, 1.1);
+
+	if (feed->failures > 0) {
+		guint shift = MIN(feed->failures - 1, 16u);
+
+		return MIN(seconds << shift, (gint64)DAY) * jitter;
+	}
+	if (feed->complete)
+		return COMPLETE_EVERY * jitter;
+	seconds = MAX(seconds, MIN(feed->ttl * 60, (gint64)DAY));
+	return seconds * jitter;
+}
+
+static void
+queue_new(Bridge *bridge, BridgeEpisode *episode)
+{
+	g_autoptr(GError) error = NULL;
+
+	if (!bridge_sync_queue(bridge, episode, &error))
+		g_warning("cannot queue %s: %s", episode->title,
+		          error->message);
+	else
+		g_message("queued the new episode %s", episode->title);
+}
+
+/* Keeps every episode that has a playable enclosure; TRUE if new ones. */
+static gboolean
+store_episodes(Bridge *bridge, BridgeFeed *feed, FeedChannel *channel,
+               gboolean first)
+{
+	g_autoptr(FeedPlaylistOptions) options = feed_playlist_options_new();
+	g_autoptr(FeedPlaylist) all = NULL;
+	gint64 now = now_seconds();
+	gboolean any_new = FALSE;
+
+	feed_playlist_options_set_media(options, FEED_MEDIA_ANY);
+	all = feed_playlist_new(channel, options);
+	for (guint i = 0; i < feed_playlist_get_n_entries(all); i++) {
+		const FeedPlaylistEntry *entry =
+		        feed_playlist_get_entry(all, i);
+		gboolean created = FALSE;
+		BridgeEpisode *episode = bridge_store_get_episode(
+		        bridge->store, feed,
+		        feed_playlist_entry_get_guid(entry), &created);
+		const char *author = feed_playlist_entry_get_artist(entry);
+
+		g_free(episode->url);
+		episode->url = g_strdup(feed_playlist_entry_get_url(entry));
+		g_free(episode->title);
+		episode->title = g_strdup(feed_playlist_entry_get_title(entry));
+		g_free(episode->author);
+		episode->author = g_strdup(author);
+		episode->published = feed_playlist_entry_get_date(entry);
+		episode->duration = feed_playlist_entry_get_duration(entry);
+		episode->number = feed_playlist_entry_get_number(entry);
+		if (!created)
+			continue;
+		any_new = TRUE;
+		episode->first_seen = now;
+		/* A new subscription's back catalogue is not news. */
+		if (!first && feed->auto_queue)
+			queue_new(bridge, episode);
+	}
+	return any_new;
+}
+
+static void
+take_channel(Bridge *bridge, BridgeFeed *feed, FeedChannel *channel,
+             gboolean first)
+{
+	const char *title = feed_channel_get_title(channel);
+
+	if (title != NULL && *title != '\0' &&
+	    g_strcmp0(feed->title, title) != 0) {
+		g_free(feed->title);
+		feed->title = g_strdup(title);
+	}
+	feed->serial =
+	        feed_channel_get_show_type(channel) == FEED_SHOW_TYPE_SERIAL;
+	feed->complete = feed_channel_is_complete(channel);
+	feed->ttl =
+	        MAX(feed_channel_get_ttl(channel),
+	            rrule_minutes(feed_channel_get_update_rrule(channel)) / 4);
+	store_episodes(bridge, feed, channel, first);
+}
+
+static void
+replace(char **field, const char *value)
+{
+	g_free(*field);
+	*field = g_strdup(value);
+}
+
+/* A permanent redirect or itunes:new-feed-url moves the subscription. */
+static void
+follow_move(Bridge *bridge, BridgeFeed *feed, const FeedFetchResult *result)
+{
+	const char *moved =
+	        feed_fetch_result_is_moved(result)
+	                ? feed_fetch_result_get_final_url(result)
+	                : feed_fetch_result_get_discovered_url(result);
+	const char *new_url = feed_fetch_result_get_new_feed_url(result);
+	const char *target =
+	        new_url != NULL && (g_str_has_prefix(new_url, "http://") ||
+	                            g_str_has_prefix(new_url, "https://"))
+	                ? new_url
+	                : moved;
+
+	if (target == NULL || strcmp(target, feed->url) == 0 ||
+	    bridge_store_find_feed(bridge->store, target) != NULL)
+		return;
+	g_message("%s moved to %s", feed->url, target);
+	bridge_store_move_feed(bridge->store, feed, target);
+	/* The validators belong to the old address. */
+	g_clear_pointer(&feed->etag, g_free);
+	g_clear_pointer(&feed->last_modified, g_free);
+}
+
+static void
+on_fetched(FeedFetchResult *result, const GError *error, gpointer data)
+{
+	Refresh *refresh = data;
+	Bridge *bridge = refresh->bridge;
+	BridgeFeed *feed =
+	        bridge_store_find_feed(bridge->store, refresh->feed_id);
+	gint64 now = now_seconds();
+
+	bridge->fetching--;
+	/* Unsubscribed while it was being fetched, or shutting down. */
+	if (feed == NULL ||
+	    g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+		goto out;
+	if (error != NULL) {
+		feed->failures++;
+		replace(&feed->last_error, error->message);
+		feed->gone =
+		        g_error_matches(error, FEED_ERROR, FEED_ERROR_GONE);
+		g_log_structured(G_LOG_DOMAIN, G_LOG_LEVEL_WARNING, "FEED_URL",
+		                 feed->url, "MESSAGE", "%s%s", error->message,
+		                 feed->gone ? " (no more refreshes)" : "");
+	} else {
+		gboolean first = feed->last_refresh == 0;
+
+		feed->failures = 0;
+		g_clear_pointer(&feed->last_error, g_free);
+		feed->last_refresh = now;
+		replace(&feed->etag, feed_fetch_result_get_etag(result));
+		replace(&feed->last_modified,
+		        feed_fetch_result_get_last_modified(result));
+		replace(&feed->content_hash,
+		        feed_fetch_result_get_content_hash(result));
+		if (feed_fetch_result_get_channel(result) != NULL)
+			take_channel(bridge, feed,
+			             feed_fetch_result_get_channel(result),
+			             first);
+		follow_move(bridge, feed, result);
+		bridge_sync_feed(bridge, feed, FALSE);
+		bridge_sync_all(bridge, FALSE);
+	}
+	feed->next_refresh = now + next_interval(bridge, feed);
+	bridge_changed(bridge);
+out:
+	if (refresh->done != NULL)
+		refresh->done(bridge, feed, error, refresh->user_data);
+	bridge_refresh_schedule(bridge);
+	g_free(refresh->feed_id);
+	g_free(refresh);
+}
+
+void
+bridge_refresh_feed(Bridge *bridge, BridgeFeed *feed, BridgeRefreshDone done,
+                    gpointer user_data)
+{
+	g_autoptr(FeedFetchRequest) request = feed_fetch_request_new(feed->url);
+	Refresh *refresh = g_new0(Refresh, 1);
+
+	if (bridge->fetcher == NULL) {
+		bridge->fetcher = feed_fetcher_new(NULL);
+		feed_fetcher_set_max_transfers(bridge->fetcher,
+		                               bridge->config->jobs);
+	}
+	refresh->bridge = bridge;
+	refresh->feed_id = g_strdup(feed->id);
+	refresh->done = done;
+	refresh->user_data = user_data;
+	feed_fetch_request_set_validators(request, feed->etag,
+	                                  feed->last_modified);
+	feed_fetch_request_set_content_hash(request, feed->content_hash);
+	/* Not due again while it is being fetched. */
+	feed->next_refresh = G_MAXINT64;
+	bridge->fetching++;
+	feed_fetcher_fetch(bridge->fetcher, request, NULL, on_fetched, refresh);
+}
+
+static gboolean
+on_due(gpointer data)
+{
+	Bridge *bridge = data;
+	GPtrArray *feeds = bridge_store_get_feeds(bridge->store);
+	gint64 now = now_seconds();
+
+	bridge->refresh_timer = 0;
+	for (guint i = 0; i < feeds->len; i++) {
+		BridgeFeed *feed = feeds->pdata[i];
+
+		if (!feed->gone && feed->next_refresh <= now)
+			bridge_refresh_feed(bridge, feed, NULL, NULL);
+	}
+	bridge_refresh_schedule(bridge);
+	return G_SOURCE_REMOVE;
+}
+
+void
+bridge_refresh_schedule(Bridge *bridge)
+{
+	GPtrArray *feeds = bridge_store_get_feeds(bridge->store);
+	gint64 due = G_MAXINT64;
+	gint64 now = now_seconds();
+
+	g_clear_handle_id(&bridge->refresh_timer, g_source_remove);
+	if (!bridge->daemon)
+		return;
+	for (guint i = 0; i < feeds->len; i++) {
+		const BridgeFeed *feed = feeds->pdata[i];
+
+		if (!feed->gone)
+			due = MIN(due, feed->next_refresh);
+	}
+	if (due == G_MAXINT64)
+		return;
+	bridge->refresh_timer = g_timeout_add_seconds(
+	        (guint)CLAMP(due - now, 0, (gint64)G_MAXUINT32), on_due,
+	        bridge);
+}

@@ -1,0 +1,150 @@
+/*
+ * The bridge's state: subscriptions and the episodes seen, kept in memory
+ * and saved as one GKeyFile. Only this module touches the state file.
+ */
+#ifndef BRIDGE_STORE_H
+#define BRIDGE_STORE_H
+
+#include <glib.h>
+
+/* The state file's format; a file of a newer one is refused. */
+#define BRIDGE_STORE_VERSION 1
+
+/*
+ * One subscription. Fields are the store's; change them, then save. The id
+ * never changes; change the URL only with bridge_store_move_feed(). Strings
+ * are UTF-8, in these structs as in the file.
+ */
+typedef struct {
+	char *id;            /* stable: a hash of the first URL; never NULL */
+	char *url;           /* the feed's current URL; never NULL */
+	char *title;         /* the feed's own title; NULL until fetched */
+	char *name;          /* the user's display name; NULL means title */
+	gboolean auto_queue; /* queue new episodes as they appear */
+	guint keep;          /* entries in its playlist; 0 means the default */
+	char *match;         /* title pattern to keep; NULL means any */
+	char *exclude;       /* title pattern to leave out; NULL means none */
+	gint64 min_duration; /* seconds; 0 means any */
+	gboolean serial;     /* itunes:type serial: oldest first */
+	gboolean complete;   /* itunes:complete: polled rarely */
+	gint64 ttl;          /* minutes the feed asks to be cached; 0: none */
+	char *etag;          /* validators of the last fetch; NULL: none */
+	char *last_modified;
+	char *content_hash;
+	gint64 last_refresh; /* Unix seconds of the last success; 0: never */
+	gint64 next_refresh; /* Unix seconds when due; 0 means now */
+	char *last_error;    /* of the last failure; NULL after a success */
+	guint failures;      /* in a row, for the back-off */
+	gboolean gone;       /* the server answered 410: never refreshed */
+	char *pushed;        /* hash of the playlist last sent to MPD; NULL */
+	gint64 added;        /* Unix seconds of the subscription */
+} BridgeFeed;
+
+/*
+ * One episode the bridge has seen in a feed. Fields are the store's;
+ * change them, then save, but never id, feed_id or guid: they are keys.
+ */
+typedef struct {
+	char *id;          /* stable: a hash of the feed id and guid */
+	char *feed_id;     /* its BridgeFeed's id */
+	char *guid;        /* never NULL */
+	char *url;         /* the stream URL (http or https); never NULL */
+	char *title;       /* never NULL */
+	char *author;      /* NULL when unknown */
+	gint64 published;  /* Unix seconds; 0 when unknown */
+	gint64 duration;   /* seconds; 0 when unknown */
+	gint64 number;     /* episode number; 0 when unknown */
+	gint64 first_seen; /* Unix seconds */
+	gboolean listened;
+	gint64 position;    /* seconds into it; 0 when not started */
+	gint64 last_played; /* Unix seconds; 0 when never */
+} BridgeEpisode;
+
+typedef struct BridgeStore BridgeStore;
+
+/*
+ * Loads the state at @path, or starts empty when there is none (its
+ * directory need not exist). A file that is not a state file, is damaged,
+ * or is of a newer format is refused with an error that names it and says
+ * what to do (G_KEY_FILE_ERROR, or G_FILE_ERROR when it cannot be read);
+ * it is left as it is. Keys and groups it does not know are kept and
+ * written back on save; comments are not.
+ */
+BridgeStore *
+bridge_store_open(const char *path, GError **error);
+
+void
+bridge_store_free(BridgeStore *store);
+
+/*
+ * Writes the whole state atomically (temp file, rename), mode 0600,
+ * creating its directory (mode 0700) when missing. On failure the old file
+ * is left as it was and @error names the path.
+ */
+gboolean
+bridge_store_save(BridgeStore *store, GError **error);
+
+/*
+ * Takes the state's lock (an flock on PATH.lock), for a command line that
+ * edits the state with no daemon running; waits at most @timeout_ms, then
+ * fails with G_FILE_ERROR_AGAIN. Reloads the state when the file changed
+ * since it was last read or saved: take the lock before changing anything
+ * and look feeds and episodes up again after it, as a reload discards
+ * unsaved changes and frees the old BridgeFeed and BridgeEpisode structs.
+ * Fails without the lock when the changed file is refused.
+ */
+gboolean
+bridge_store_lock(BridgeStore *store, guint timeout_ms, GError **error);
+
+void
+bridge_store_unlock(BridgeStore *store);
+
+const char *
+bridge_store_get_path(const BridgeStore *store);
+
+/* The subscriptions, in the order they were added; borrowed, read-only. */
+GPtrArray *
+bridge_store_get_feeds(const BridgeStore *store);
+
+/*
+ * Finds a subscription by id, URL, display name or title (in that order;
+ * names case-insensitively), or NULL.
+ */
+BridgeFeed *
+bridge_store_find_feed(const BridgeStore *store, const char *key);
+
+/* Adds a subscription for @url, or returns NULL when it exists already. */
+BridgeFeed *
+bridge_store_add_feed(BridgeStore *store, const char *url);
+
+/* Removes a subscription and its episodes, and frees them. */
+void
+bridge_store_remove_feed(BridgeStore *store, BridgeFeed *feed);
+
+/* Moves a subscription to @url, keeping everything else. */
+void
+bridge_store_move_feed(BridgeStore *store, BridgeFeed *feed, const char *url);
+
+/*
+ * Returns the episode of @feed with @guid, creating it (with *@created
+ * set; @created may be NULL) when it is new. A new episode's url and title
+ * are "" and its first_seen is now: fill them in.
+ */
+BridgeEpisode *
+bridge_store_get_episode(BridgeStore *store, BridgeFeed *feed, const char *guid,
+                         gboolean *created);
+
+/*
+ * The episodes of @feed (all feeds when NULL), newest first: by published
+ * date, latest first, the undated last; where those tie, the latest
+ * first_seen first, then in the order they were added (a feed's document
+ * order). A new array of borrowed pointers.
+ */
+GPtrArray *
+bridge_store_list_episodes(const BridgeStore *store, const BridgeFeed *feed);
+
+/* Finds an episode by id, guid or stream URL (in that order), or NULL. */
+BridgeEpisode *
+bridge_store_find_episode(const BridgeStore *store, const char *key);
+
+#endif

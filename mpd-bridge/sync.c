@@ -1,0 +1,206 @@
+/*
+ * Pushing to MPD: a stored playlist per subscription, rewritten only when
+ * its contents changed, the playlist of new episodes, and tagged queue
+ * entries. Only http(s) URLs from the store ever reach MPD.
+ */
+#include "sync.h"
+
+#include <string.h>
+
+char *
+bridge_sync_playlist_name(const Bridge *bridge, const BridgeFeed *feed)
+{
+	const char *name = feed->name != NULL    ? feed->name
+	                   : feed->title != NULL ? feed->title
+	                                         : feed->url;
+	g_autofree char *full =
+	        g_strconcat(bridge->config->playlist_prefix, name, NULL);
+
+	return bridge_mpd_safe_playlist_name(full);
+}
+
+static gboolean
+kept(const BridgeFeed *feed, const BridgeEpisode *episode, GRegex *match,
+     GRegex *exclude)
+{
+	if (match != NULL && !g_regex_match(match, episode->title, 0, NULL))
+		return FALSE;
+	if (exclude != NULL && g_regex_match(exclude, episode->title, 0, NULL))
+		return FALSE;
+	return feed->min_duration == 0 || episode->duration == 0 ||
+	       episode->duration >= feed->min_duration;
+}
+
+static GRegex *
+compile(const char *pattern)
+{
+	return pattern != NULL ? g_regex_new(pattern, G_REGEX_CASELESS, 0, NULL)
+	                       : NULL;
+}
+
+/* The URLs of @feed's playlist: newest first, oldest first if serial. */
+static GPtrArray *
+playlist_uris(const Bridge *bridge, const BridgeFeed *feed)
+{
+	g_autoptr(GPtrArray) episodes =
+	        bridge_store_list_episodes(bridge->store, feed);
+	g_autoptr(GRegex) match = compile(feed->match);
+	g_autoptr(GRegex) exclude = compile(feed->exclude);
+	GPtrArray *uris = g_ptr_array_new();
+	guint keep = feed->keep != 0 ? feed->keep : bridge->config->keep;
+
+	for (guint i = 0; i < episodes->len && uris->len < keep; i++) {
+		const BridgeEpisode *episode = episodes->pdata[i];
+
+		if (kept(feed, episode, match, exclude))
+			g_ptr_array_add(uris, episode->url);
+	}
+	if (feed->serial) {
+		for (guint i = 0, j = uris->len; i + 1 < j; i++, j--) {
+			gpointer swap = uris->pdata[i];
+
+			uris->pdata[i] = uris->pdata[j - 1];
+			uris->pdata[j - 1] = swap;
+		}
+	}
+	return uris;
+}
+
+static char *
+hash_of(const char *name, const GPtrArray *uris)
+{
+	GChecksum *checksum = g_checksum_new(G_CHECKSUM_SHA256);
+	char *hash;
+
+	g_checksum_update(checksum, (const guchar *)name, -1);
+	for (guint i = 0; i < uris->len; i++) {
+		g_checksum_update(checksum, (const guchar *)"\n", 1);
+		g_checksum_update(checksum, uris->pdata[i], -1);
+	}
+	hash = g_strdup(g_checksum_get_string(checksum));
+	g_checksum_free(checksum);
+	return hash;
+}
+
+static gboolean
+push(Bridge *bridge, const char *name, GPtrArray *uris)
+{
+	g_autoptr(GError) error = NULL;
+
+	if (!bridge_mpd_replace_playlist(bridge->mpd, name,
+	                                 (const char *const *)uris->pdata,
+	                                 uris->len, &error)) {
+		g_warning("cannot write the playlist %s: %s", name,
+		          error->message);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+void
+bridge_sync_feed(Bridge *bridge, BridgeFeed *feed, gboolean force)
+{
+	g_autofree char *name = NULL;
+	g_autoptr(GPtrArray) uris = NULL;
+	g_autofree char *hash = NULL;
+
+	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd))
+		return;
+	/* Not fetched yet: its playlist would be named after its URL. */
+	if (feed->name == NULL && feed->title == NULL)
+		return;
+	name = bridge_sync_playlist_name(bridge, feed);
+	uris = playlist_uris(bridge, feed);
+	hash = hash_of(name, uris);
+	if (!force && g_strcmp0(hash, feed->pushed) == 0)
+		return;
+	if (!push(bridge, name, uris))
+		return;
+	g_message("wrote the playlist %s (%u episodes)", name, uris->len);
+	g_free(feed->pushed);
+	feed->pushed = g_steal_pointer(&hash);
+	bridge_changed(bridge);
+}
+
+/* Unlistened episodes of every feed, newest first. */
+static void
+sync_new(Bridge *bridge)
+{
+	const char *name = bridge->config->new_playlist;
+	g_autoptr(GPtrArray) episodes = NULL;
+	g_autoptr(GPtrArray) uris = g_ptr_array_new();
+	g_autofree char *safe = NULL;
+
+	if (name == NULL || *name == '\0')
+		return;
+	episodes = bridge_store_list_episodes(bridge->store, NULL);
+	for (guint i = 0;
+	     i < episodes->len && uris->len < bridge->config->new_limit; i++) {
+		const BridgeEpisode *episode = episodes->pdata[i];
+
+		if (!episode->listened)
+			g_ptr_array_add(uris, episode->url);
+	}
+	safe = bridge_mpd_safe_playlist_name(name);
+	push(bridge, safe, uris);
+}
+
+void
+bridge_sync_all(Bridge *bridge, gboolean force)
+{
+	GPtrArray *feeds = bridge_store_get_feeds(bridge->store);
+
+	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd))
+		return;
+	for (guint i = 0; i < feeds->len; i++)
+		bridge_sync_feed(bridge, feeds->pdata[i], force);
+	sync_new(bridge);
+}
+
+void
+bridge_sync_remove(Bridge *bridge, const BridgeFeed *feed)
+{
+	g_autofree char *name = NULL;
+	g_autoptr(GError) error = NULL;
+
+	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd))
+		return;
+	name = bridge_sync_playlist_name(bridge, feed);
+	if (!bridge_mpd_delete_playlist(bridge->mpd, name, &error))
+		g_warning("cannot delete the playlist %s: %s", name,
+		          error->message);
+}
+
+gboolean
+bridge_sync_queue(Bridge *bridge, const BridgeEpisode *episode, GError **error)
+{
+	const BridgeFeed *feed =
+	        bridge_store_find_feed(bridge->store, episode->feed_id);
+	g_autofree char *date = NULL;
+	g_autofree char *track = NULL;
+	BridgeTags tags = { 0 };
+
+	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED,
+		            "MPD is not connected");
+		return FALSE;
+	}
+	if (episode->published > 0) {
+		g_autoptr(GDateTime) when =
+		        g_date_time_new_from_unix_utc(episode->published);
+
+		date = when != NULL ? g_date_time_format(when, "%Y-%m-%d")
+		                    : NULL;
+	}
+	if (episode->number > 0)
+		track = g_strdup_printf("%" G_GINT64_FORMAT, episode->number);
+	tags.title = episode->title;
+	tags.album = feed != NULL
+	                     ? (feed->name != NULL ? feed->name : feed->title)
+	                     : NULL;
+	tags.artist = episode->author;
+	tags.date = date;
+	tags.track = track;
+	tags.genre = "Podcast";
+	return bridge_mpd_queue(bridge->mpd, episode->url, &tags, error) != 0;
+}

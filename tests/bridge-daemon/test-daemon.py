@@ -1,0 +1,385 @@
+#!/usr/bin/env python3
+"""mpd-bridge end to end: a private MPD, a loopback feed server, the daemon.
+
+Prints TAP. Needs mpd (Debian's package); without it every test fails.
+The feed server is tests/integration/feed-server.py (FEED_TEST_SERVER).
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+BRIDGE = os.environ.get("MPD_BRIDGE")
+SERVER = os.environ.get("FEED_TEST_SERVER")
+
+
+def wait_until(predicate, timeout=20.0, what="a condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Mpd:
+    """A private MPD on a Unix socket in a temp dir."""
+
+    def __init__(self, root):
+        self.root = root
+        self.socket = os.path.join(root, "mpd.socket")
+        self.playlists = os.path.join(root, "playlists")
+        os.makedirs(os.path.join(root, "music"), exist_ok=True)
+        os.makedirs(self.playlists, exist_ok=True)
+        self.conf = os.path.join(root, "mpd.conf")
+        with open(self.conf, "w") as f:
+            f.write(f'music_directory "{root}/music"\n'
+                    f'playlist_directory "{self.playlists}"\n'
+                    f'db_file "{root}/db"\n'
+                    f'state_file "{root}/state"\n'
+                    f'sticker_file "{root}/sticker"\n'
+                    f'bind_to_address "{self.socket}"\n'
+                    'auto_update "no"\n'
+                    'zeroconf_enabled "no"\n'
+                    'input {\n\tplugin "curl"\n}\n'
+                    'audio_output {\n\ttype "null"\n\tname "null"\n}\n')
+        self.process = None
+
+    def start(self):
+        mpd = shutil.which("mpd")
+        if mpd is None:
+            raise AssertionError("mpd is missing: apt-get install mpd")
+        self.process = subprocess.Popen(
+            [mpd, "--no-daemon", "--stderr", self.conf],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=open(os.path.join(self.root, "mpd.log"), "a"))
+        wait_until(self.alive, 10, "MPD to start")
+
+    def stop(self):
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(10)
+            self.process = None
+
+    def alive(self):
+        try:
+            self.command("ping")
+            return True
+        except OSError:
+            return False
+
+    def command(self, *lines):
+        """Sends command lines; returns the answer's lines (ACK raises)."""
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(10)
+            s.connect(self.socket)
+            f = s.makefile("rwb")
+            greeting = f.readline()
+            if not greeting.startswith(b"OK MPD"):
+                raise OSError("not MPD")
+            out = []
+            for line in lines:
+                f.write(line.encode() + b"\n")
+                f.flush()
+                while True:
+                    answer = f.readline().decode().rstrip("\n")
+                    if answer == "OK":
+                        break
+                    if answer.startswith("ACK"):
+                        raise RuntimeError(answer)
+                    if answer == "":
+                        raise OSError("MPD closed the connection")
+                    out.append(answer)
+            return out
+
+    def values(self, command, key):
+        return [line.split(": ", 1)[1] for line in self.command(command)
+                if line.startswith(key + ": ")]
+
+
+def quote(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class World:
+    def __init__(self):
+        self.root = tempfile.mkdtemp(prefix="bridge-test-")
+        self.mpd = Mpd(os.path.join(self.root, "mpd"))
+        self.mpd.start()
+        self.env = dict(os.environ)
+        self.env.update({
+            "XDG_CONFIG_HOME": os.path.join(self.root, "config"),
+            "XDG_STATE_HOME": os.path.join(self.root, "state"),
+            "MPD_HOST": self.mpd.socket,
+            "G_DEBUG": "fatal-criticals",
+        })
+        self.env.pop("MPD_PORT", None)
+        self.state = os.path.join(self.root, "state", "mpd-bridge", "state")
+        self.server = subprocess.Popen(
+            ["/usr/bin/python3", SERVER], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True)
+        self.port = int(self.server.stdout.readline())
+        self.daemon = None
+        self.daemon_log = os.path.join(self.root, "daemon.log")
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}/{path}"
+
+    def get(self, path):
+        with urllib.request.urlopen(self.url(path), timeout=10) as r:
+            return r.read()
+
+    def bridge(self, *args, env=None, timeout=60):
+        return subprocess.run([BRIDGE, *args], capture_output=True,
+                              text=True, env=env or self.env,
+                              timeout=timeout)
+
+    def start_daemon(self):
+        self.daemon = subprocess.Popen(
+            [BRIDGE, "run"], env=self.env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.daemon_log, "a"))
+        # It answers on its channel once it is up.
+        wait_until(lambda: self.bridge("ping").returncode == 0, 20,
+                   "the daemon to answer")
+
+    def stop_daemon(self):
+        if self.daemon is not None:
+            self.daemon.send_signal(signal.SIGTERM)
+            code = self.daemon.wait(20)
+            self.daemon = None
+            assert code == 0, f"the daemon exited with {code}"
+
+    def log(self):
+        try:
+            with open(self.daemon_log) as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def close(self):
+        try:
+            self.stop_daemon()
+        finally:
+            self.mpd.stop()
+            self.server.stdin.close()
+            self.server.wait(10)
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+def playlist(world, name):
+    return world.mpd.values(f"listplaylist {quote(name)}", "file")
+
+
+def playlists(world):
+    return world.mpd.values("listplaylists", "playlist")
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+def t_subscribe_without_daemon(w):
+    """subscribe with no daemon edits the state, fetching the feed"""
+    r = w.bridge("subscribe", w.url("feed/alone"))
+    check(r.returncode == 0, f"exit {r.returncode}: {r.stderr}")
+    r = w.bridge("list", "--json")
+    feeds = json.loads(r.stdout)
+    check(len(feeds) == 1 and feeds[0]["episodes"] == 3,
+          f"list says {r.stdout}")
+    check(feeds[0]["title"] == "Feed alone", feeds[0])
+    r = w.bridge("unsubscribe", "Feed alone")
+    check(r.returncode == 0, r.stderr)
+
+
+def t_playlist_appears(w):
+    """with the daemon running, subscribe makes the podcast's playlist"""
+    w.start_daemon()
+    r = w.bridge("subscribe", w.url("feed/b"))
+    check(r.returncode == 0, f"exit {r.returncode}: {r.stderr}")
+    wait_until(lambda: "Podcast: Feed b" in playlists(w), 20,
+               "the playlist in MPD")
+    files = playlist(w, "Podcast: Feed b")
+    check(files == [f"http://example.invalid/b/{k}.mp3" for k in (3, 2, 1)],
+          f"playlist holds {files}")
+    check("Podcasts: New" in playlists(w), "no playlist of new episodes")
+
+
+def t_queue_latest(w):
+    """queue latest FEED puts a titled entry in MPD's queue"""
+    r = w.bridge("queue", "latest", "Feed b")
+    check(r.returncode == 0, f"exit {r.returncode}: {r.stderr}")
+    info = w.mpd.command("playlistinfo")
+    check("Title: b episode 3" in info, f"queue is {info}")
+    check("Album: Feed b" in info and "Genre: Podcast" in info,
+          f"queue is {info}")
+
+
+def t_new_episode_auto_queued(w):
+    """a new episode appears after a refresh, and auto-queue adds it"""
+    r = w.bridge("set", "Feed b", "auto-queue", "yes")
+    check(r.returncode == 0, r.stderr)
+    w.get("_bump/b")
+    r = w.bridge("refresh", "Feed b")
+    check(r.returncode == 0, r.stderr)
+    wait_until(lambda: playlist(w, "Podcast: Feed b")[:1] ==
+               ["http://example.invalid/b/4.mp3"], 20, "the new episode")
+    titles = wait_until(
+        lambda: [t for t in w.mpd.values("playlistinfo", "Title")
+                 if t == "b episode 4"], 20, "the episode to be queued")
+    check(titles == ["b episode 4"], titles)
+
+
+def t_mpd_restart(w):
+    """MPD killed and restarted: the bridge reconnects and resyncs"""
+    w.mpd.stop()
+    for name in os.listdir(w.mpd.playlists):
+        os.unlink(os.path.join(w.mpd.playlists, name))
+    w.mpd.start()
+    wait_until(lambda: "Podcast: Feed b" in playlists(w), 30,
+               "the playlist after MPD came back")
+    r = w.bridge("ping")
+    check(r.returncode == 0, f"the daemon does not answer: {r.stderr}")
+
+
+def t_concurrent_writers(w):
+    """commands at once through the daemon: none is lost"""
+    names = [f"c{k}" for k in range(6)]
+    procs = [subprocess.Popen([BRIDGE, "subscribe", w.url(f"feed/{n}")],
+                              env=w.env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+             for n in names]
+    for p in procs:
+        out, err = p.communicate(60)
+        check(p.returncode == 0, f"exit {p.returncode}: {err}")
+    feeds = json.loads(w.bridge("list", "--json").stdout)
+    urls = {f["url"] for f in feeds}
+    for n in names:
+        check(w.url(f"feed/{n}") in urls, f"{n} is missing: {urls}")
+
+
+def t_channel_command(w):
+    """any MPD client: a channel command runs, an unknown one is refused"""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(10)
+        s.connect(w.mpd.socket)
+        f = s.makefile("rwb")
+        f.readline()
+
+        def ask(line):
+            f.write(line.encode() + b"\n")
+            f.flush()
+            out = []
+            while True:
+                answer = f.readline().decode().rstrip("\n")
+                if answer == "OK" or answer.startswith("ACK"):
+                    return out, answer
+                out.append(answer)
+
+        def reply():
+            def read():
+                out, _ = ask("readmessages")
+                return [l.split(": ", 1)[1] for l in out
+                        if l.startswith("message: ")]
+            return wait_until(read, 10, "a reply")
+
+        ask("subscribe test-replies")
+        ask('sendmessage mpd-bridge "@test-replies ping"')
+        check(reply() == ["ok pong"], "no pong")
+        ask('sendmessage mpd-bridge "@test-replies frobnicate"')
+        answer = reply()
+        check(answer[0].startswith("error unknown command 'frobnicate'"),
+              answer)
+        ask('sendmessage mpd-bridge "@test-replies unsubscribe nothing"')
+        answer = reply()
+        check(answer[0].startswith("error no subscription"), answer)
+
+
+def t_bad_input(w):
+    """bad input gets a clear message and a non-zero exit"""
+    r = w.bridge("unsubscribe", "no such feed")
+    check(r.returncode == 1 and "no subscription" in r.stderr, r)
+    r = w.bridge("subscribe", "not a url")
+    check(r.returncode == 1 and "not an http" in r.stderr, r)
+    r = w.bridge("frobnicate")
+    check(r.returncode == 2 and "unknown command" in r.stderr, r)
+
+
+def t_corrupt_state(w):
+    """a corrupt state file is refused and left untouched"""
+    w.stop_daemon()
+    with open(w.state, "wb") as f:
+        f.write(b"this is not [a key file\x00\xff")
+    with open(w.state, "rb") as f:
+        before = f.read()
+    r = w.bridge("list")
+    check(r.returncode == 1 and w.state in r.stderr, r)
+    r = w.bridge("run", timeout=10)
+    check(r.returncode == 1, r)
+    with open(w.state, "rb") as f:
+        check(f.read() == before, "the state file was changed")
+
+
+def t_unreachable_mpd(w):
+    """no MPD: queue says so, naming where it looked"""
+    os.unlink(w.state)
+    env = dict(w.env, MPD_HOST=os.path.join(w.root, "nowhere.socket"))
+    r = w.bridge("subscribe", w.url("feed/d"), env=env)
+    check(r.returncode == 0, r.stderr)
+    r = w.bridge("queue", "latest", "Feed d", env=env)
+    check(r.returncode == 1 and "cannot reach MPD" in r.stderr, r)
+
+
+TESTS = [t_subscribe_without_daemon, t_playlist_appears, t_queue_latest,
+         t_new_episode_auto_queued, t_mpd_restart, t_concurrent_writers,
+         t_channel_command, t_bad_input, t_corrupt_state, t_unreachable_mpd]
+
+
+def main():
+    print(f"1..{len(TESTS)}")
+    if not BRIDGE or not SERVER:
+        for i, t in enumerate(TESTS, 1):
+            print(f"not ok {i} - {t.__doc__} # MPD_BRIDGE or "
+                  "FEED_TEST_SERVER is not set")
+        return 1
+    failed = 0
+    world = None
+    try:
+        world = World()
+    except Exception as e:  # noqa: BLE001 - reported as TAP
+        for i, t in enumerate(TESTS, 1):
+            print(f"not ok {i} - {t.__doc__}\n# {e}")
+        return 1
+    try:
+        for i, t in enumerate(TESTS, 1):
+            try:
+                t(world)
+                print(f"ok {i} - {t.__doc__}")
+            except Exception as e:  # noqa: BLE001 - reported as TAP
+                failed += 1
+                print(f"not ok {i} - {t.__doc__}")
+                for line in str(e).splitlines():
+                    print(f"# {line}")
+                for line in world.log().splitlines()[-15:]:
+                    print(f"# daemon: {line}")
+            sys.stdout.flush()
+        log = world.log()
+        if "CRITICAL" in log:
+            print("# the daemon logged a critical:")
+            print("\n".join("# " + l for l in log.splitlines()))
+            failed += 1
+    finally:
+        world.close()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
