@@ -198,12 +198,24 @@ connect_now(Bridge *bridge, GError **error)
 	return TRUE;
 }
 
-/* Waits for the refreshes a command started, so the state holds them. */
+/*
+ * Waits for the refreshes a command started, so the state holds them; on
+ * a terminal with a progress line, for an OPML import of hundreds.
+ */
 static void
 finish_refreshes(Bridge *bridge)
 {
-	while (bridge->fetching > 0)
+	guint total = bridge->fetching;
+	gboolean progress = total > 1 && isatty(STDERR_FILENO);
+
+	while (bridge->fetching > 0) {
 		g_main_context_iteration(NULL, TRUE);
+		if (progress)
+			fprintf(stderr, "\r[%u/%u] feeds refreshed",
+			        total - bridge->fetching, total);
+	}
+	if (progress)
+		fputs("\r\033[K", stderr);
 }
 
 static int

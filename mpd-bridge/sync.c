@@ -97,6 +97,61 @@ push(Bridge *bridge, const char *name, GPtrArray *uris)
 	return TRUE;
 }
 
+/* Text for one line of M3U: control characters become spaces. */
+static void
+append_line_text(GString *out, const char *text)
+{
+	for (const char *p = text; *p != '\0'; p = g_utf8_next_char(p)) {
+		gunichar c = g_utf8_get_char(p);
+
+		if (c < 0x20 || (c >= 0x7f && c < 0xa0) || c == 0x2028 ||
+		    c == 0x2029)
+			g_string_append_c(out, ' ');
+		else
+			g_string_append_len(out, p, g_utf8_next_char(p) - p);
+	}
+}
+
+/*
+ * MPD drops #EXTINF from playlists it writes itself, so clients that
+ * browse the music directory see titles only in a file written here.
+ */
+static void
+write_m3u(const Bridge *bridge, const BridgeFeed *feed, const char *name)
+{
+	g_autoptr(GPtrArray) episodes =
+	        bridge_store_list_episodes(bridge->store, feed);
+	g_autoptr(GString) out = g_string_new("#EXTM3U\n#PLAYLIST:");
+	g_autofree char *file = g_strconcat(name, ".m3u", NULL);
+	g_autofree char *path =
+	        g_build_filename(bridge->config->music_directory, file, NULL);
+	g_autoptr(GError) error = NULL;
+	guint keep = feed->keep != 0 ? feed->keep : bridge->config->keep;
+
+	append_line_text(out, name);
+	g_string_append_c(out, '\n');
+	for (guint i = 0; i < episodes->len && i < keep; i++) {
+		const BridgeEpisode *episode = episodes->pdata[i];
+
+		g_string_append_printf(out, "#EXTINF:%" G_GINT64_FORMAT ",",
+		                       episode->duration > 0 ? episode->duration
+		                                             : -1);
+		if (episode->author != NULL) {
+			append_line_text(out, episode->author);
+			g_string_append(out, " - ");
+		}
+		append_line_text(out, episode->title);
+		g_string_append_c(out, '\n');
+		append_line_text(out, episode->url);
+		g_string_append_c(out, '\n');
+	}
+	if (!g_file_set_contents_full(path, out->str, out->len,
+	                              G_FILE_SET_CONTENTS_CONSISTENT, 0644,
+	                              &error))
+		g_warning("cannot write %s for browsing clients: %s", path,
+		          error->message);
+}
+
 void
 bridge_sync_feed(Bridge *bridge, BridgeFeed *feed, gboolean force)
 {
@@ -117,6 +172,8 @@ bridge_sync_feed(Bridge *bridge, BridgeFeed *feed, gboolean force)
 	if (!push(bridge, name, uris))
 		return;
 	g_message("wrote the playlist %s (%u episodes)", name, uris->len);
+	if (bridge->config->music_directory != NULL)
+		write_m3u(bridge, feed, name);
 	g_free(feed->pushed);
 	feed->pushed = g_steal_pointer(&hash);
 	bridge_changed(bridge);

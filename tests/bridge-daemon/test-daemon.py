@@ -122,6 +122,11 @@ class World:
         })
         self.env.pop("MPD_PORT", None)
         self.state = os.path.join(self.root, "state", "mpd-bridge", "state")
+        self.music = os.path.join(self.root, "mpd", "music")
+        config_dir = os.path.join(self.root, "config", "mpd-bridge")
+        os.makedirs(config_dir)
+        with open(os.path.join(config_dir, "config"), "w") as f:
+            f.write(f"[bridge]\nmusic_directory={self.music}\n")
         self.server = subprocess.Popen(
             ["/usr/bin/python3", SERVER], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, text=True)
@@ -210,7 +215,15 @@ def t_playlist_appears(w):
     files = playlist(w, "Podcast: Feed b")
     check(files == [f"http://example.invalid/b/{k}.mp3" for k in (3, 2, 1)],
           f"playlist holds {files}")
-    check("Podcasts: New" in playlists(w), "no playlist of new episodes")
+    wait_until(lambda: "Podcasts: New" in playlists(w), 20,
+               "the playlist of new episodes")
+    m3u = os.path.join(w.music, "Podcast: Feed b.m3u")
+    wait_until(lambda: os.path.exists(m3u), 20, "the M3U file")
+    with open(m3u) as f:
+        lines = f.read().splitlines()
+    check(lines[0] == "#EXTM3U" and "#EXTINF:-1,b episode 3" in lines and
+          "http://example.invalid/b/3.mp3" in lines,
+          f"the M3U for browsing clients holds {lines}")
 
 
 def t_queue_latest(w):
