@@ -12,6 +12,7 @@
 #include <glib-unix.h>
 #include <mpd/client.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
 
 #define DEFAULT_TIMEOUT_MS 10000
@@ -51,7 +52,8 @@ struct BridgeMpd {
 	unsigned pending;     /* enum mpd_idle bits not yet delivered; 0 */
 	gboolean lost_unsaid; /* on_state(FALSE) not yet delivered */
 	guint depth;          /* handlers running; 0 when none */
-	guint backoff_s;      /* wait after the next failure: 1 to 60 */
+	guint backoff_s;      /* wait after the next failed attempt: 1 s,
+	                         doubling to 60 s; 1 again once connected */
 };
 
 static gboolean
@@ -82,6 +84,21 @@ clean_text(const char *text)
 			g_string_append_len(out, p, g_utf8_next_char(p) - p);
 	}
 	return g_string_free(out, FALSE);
+}
+
+/*
+ * libmpdclient 2.20 writes with send() but without MSG_NOSIGNAL: a command
+ * to an MPD that has just gone away would kill the daemon with SIGPIPE
+ * instead of failing with EPIPE. A program that chose its own handling
+ * keeps it.
+ */
+static void
+ignore_sigpipe(void)
+{
+	struct sigaction old;
+
+	if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+		signal(SIGPIPE, SIG_IGN);
 }
 
 static char *
@@ -181,10 +198,10 @@ lose(BridgeMpd *self)
 	        g_strdup(mpd_connection_get_error_message(self->conn));
 
 	close_connection(self);
-	self->backoff_s = 1;
-	g_warning("lost the connection to %s: %s; reconnecting in %u s",
-	          self->where, why, self->backoff_s);
-	schedule_connect(self, self->backoff_s);
+	g_warning("lost the connection to %s: %s; reconnecting in 1 s",
+	          self->where, why);
+	schedule_connect(self, 1);
+	self->backoff_s = 2;
 	self->lost_unsaid = TRUE;
 	schedule_dispatch(self);
 }
@@ -348,8 +365,8 @@ attempt_failed(BridgeMpd *self, struct mpd_connection *conn)
 	const char *why = conn != NULL ? mpd_connection_get_error_message(conn)
 	                               : "out of memory";
 
-	/* Once per outage is enough for the journal. */
-	if (self->backoff_s == 1)
+	/* Once per outage is enough for the journal (lose() said it). */
+	if (!self->ever_connected && self->backoff_s == 1)
 		g_message("cannot connect to %s: %s; retrying in %u s",
 		          self->where, why, self->backoff_s);
 	else
@@ -482,6 +499,7 @@ bridge_mpd_new(const BridgeMpdAddress *address, const char *channel)
 
 	g_return_val_if_fail(address != NULL, NULL);
 
+	ignore_sigpipe();
 	self = g_new0(BridgeMpd, 1);
 	copy_address(&self->address, address);
 	self->channel = g_strdup(channel);
@@ -903,6 +921,7 @@ bridge_mpd_request(const BridgeMpdAddress *address, const char *channel,
 	g_return_val_if_fail(reply_channel != NULL, NULL);
 	g_return_val_if_fail(error == NULL || *error == NULL, NULL);
 
+	ignore_sigpipe();
 	conn = mpd_connection_new(address->host, address->port,
 	                          address->timeout_ms != 0
 	                                  ? address->timeout_ms

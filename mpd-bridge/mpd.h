@@ -15,6 +15,11 @@
  * fails with G_IO_ERROR_NOT_CONNECTED; one that loses the connection with
  * G_IO_ERROR_CONNECTION_CLOSED or G_IO_ERROR_TIMED_OUT, and then the
  * connection is dropped and reconnection starts.
+ *
+ * libmpdclient writes without MSG_NOSIGNAL, so writing to an MPD that has
+ * just gone away raises SIGPIPE: bridge_mpd_new() and bridge_mpd_request()
+ * set SIGPIPE to be ignored if it still has its default action (which
+ * would kill the process).
  */
 #ifndef BRIDGE_MPD_H
 #define BRIDGE_MPD_H
