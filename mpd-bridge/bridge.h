@@ -23,6 +23,8 @@ typedef struct {
 	guint fetching;       /* refreshes under way */
 	gboolean synced;      /* playlists pushed since MPD connected */
 	gboolean dirty;       /* the state has changes not yet saved */
+	GHashTable *queued;   /* MPD song id -> episode id, of songs queued
+	                         here; NULL until the first */
 } Bridge;
 
 /*

@@ -13,6 +13,7 @@
 #include <glib-unix.h>
 #include <libxml/parser.h>
 #include <locale.h>
+#include <mpd/idle.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -112,6 +113,15 @@ on_state(gboolean connected, gpointer data)
 	bridge->synced = TRUE;
 }
 
+static void
+on_idle(unsigned events, gpointer data)
+{
+	Bridge *bridge = data;
+
+	if (events & MPD_IDLE_PLAYER)
+		bridge_sync_on_player(bridge);
+}
+
 static gboolean
 on_signal(gpointer data)
 {
@@ -138,7 +148,7 @@ run_daemon(Bridge *bridge)
 	bridge->loop = g_main_loop_new(NULL, FALSE);
 	bridge->mpd =
 	        bridge_mpd_new(&bridge->config->mpd, bridge->config->channel);
-	bridge_mpd_set_handlers(bridge->mpd, on_state, on_message, NULL,
+	bridge_mpd_set_handlers(bridge->mpd, on_state, on_message, on_idle,
 	                        bridge);
 	bridge_mpd_start(bridge->mpd);
 	term = g_unix_signal_add(SIGTERM, on_signal, bridge);
@@ -381,6 +391,7 @@ main(int argc, char **argv)
 	g_clear_pointer(&bridge.fetcher, feed_fetcher_free);
 	g_clear_pointer(&bridge.mpd, bridge_mpd_free);
 	g_clear_pointer(&bridge.loop, g_main_loop_unref);
+	g_clear_pointer(&bridge.queued, g_hash_table_unref);
 	bridge_store_free(bridge.store);
 	bridge_config_free(bridge.config);
 	return status;

@@ -747,6 +747,58 @@ bridge_mpd_queue(BridgeMpd *mpd, const char *uri, const BridgeTags *tags,
 }
 
 gboolean
+bridge_mpd_retag(BridgeMpd *mpd, guint id, const BridgeTags *tags,
+                 GError **error)
+{
+	gboolean ok;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(tags != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	if (!begin_command(mpd, error))
+		return FALSE;
+	ok = tag_song(mpd, id, tags, error);
+	end_command(mpd);
+	return ok;
+}
+
+gboolean
+bridge_mpd_current_song(BridgeMpd *mpd, guint *id, char **title, char **album,
+                        GError **error)
+{
+	struct mpd_song *song;
+	const char *value;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	*id = 0;
+	*title = NULL;
+	*album = NULL;
+	if (!begin_command(mpd, error))
+		return FALSE;
+	song = mpd_run_current_song(mpd->conn);
+	if (song == NULL) {
+		gboolean ok = mpd_connection_get_error(mpd->conn) ==
+		              MPD_ERROR_SUCCESS;
+
+		if (!ok)
+			fail(mpd, error, "cannot ask for the current song");
+		end_command(mpd);
+		return ok;
+	}
+	*id = mpd_song_get_id(song);
+	value = mpd_song_get_tag(song, MPD_TAG_TITLE, 0);
+	*title = g_strdup(value);
+	value = mpd_song_get_tag(song, MPD_TAG_ALBUM, 0);
+	*album = g_strdup(value);
+	mpd_song_free(song);
+	end_command(mpd);
+	return TRUE;
+}
+
+gboolean
 bridge_mpd_send_message(BridgeMpd *mpd, const char *channel, const char *text,
                         GError **error)
 {

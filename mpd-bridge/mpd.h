@@ -148,6 +148,22 @@ bridge_mpd_queue(BridgeMpd *mpd, const char *uri, const BridgeTags *tags,
                  GError **error);
 
 /*
+ * Sets @tags on the queued song @id again (cleartagid, then addtagid): MPD
+ * replaces a stream's tags with the stream's own when it starts playing.
+ */
+gboolean
+bridge_mpd_retag(BridgeMpd *mpd, guint id, const BridgeTags *tags,
+                 GError **error);
+
+/*
+ * The song MPD is on: its queue id (0 when there is none) and its Title
+ * and Album tags (new strings, NULL when absent).
+ */
+gboolean
+bridge_mpd_current_song(BridgeMpd *mpd, guint *id, char **title, char **album,
+                        GError **error);
+
+/*
  * Sends @text (control characters become spaces) to @channel
  * (sendmessage); G_IO_ERROR_NOT_FOUND when nobody is subscribed.
  */

@@ -228,36 +228,92 @@ bridge_sync_remove(Bridge *bridge, const BridgeFeed *feed)
 		          error->message);
 }
 
-gboolean
-bridge_sync_queue(Bridge *bridge, const BridgeEpisode *episode, GError **error)
+/* The tags an episode gets in MPD's queue; @date and @track hold them. */
+static void
+fill_tags(const Bridge *bridge, const BridgeEpisode *episode, BridgeTags *tags,
+          char **date, char **track)
 {
 	const BridgeFeed *feed =
 	        bridge_store_find_feed(bridge->store, episode->feed_id);
+
+	*date = NULL;
+	*track = NULL;
+	if (episode->published > 0) {
+		g_autoptr(GDateTime) when =
+		        g_date_time_new_from_unix_utc(episode->published);
+
+		*date = when != NULL ? g_date_time_format(when, "%Y-%m-%d")
+		                     : NULL;
+	}
+	if (episode->number > 0)
+		*track = g_strdup_printf("%" G_GINT64_FORMAT, episode->number);
+	*tags = (BridgeTags){ 0 };
+	tags->title = episode->title;
+	tags->album = feed != NULL
+	                      ? (feed->name != NULL ? feed->name : feed->title)
+	                      : NULL;
+	tags->artist = episode->author;
+	tags->date = *date;
+	tags->track = *track;
+	tags->genre = "Podcast";
+}
+
+gboolean
+bridge_sync_queue(Bridge *bridge, const BridgeEpisode *episode, GError **error)
+{
 	g_autofree char *date = NULL;
 	g_autofree char *track = NULL;
-	BridgeTags tags = { 0 };
+	BridgeTags tags;
+	guint id;
 
 	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd)) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED,
 		            "MPD is not connected");
 		return FALSE;
 	}
-	if (episode->published > 0) {
-		g_autoptr(GDateTime) when =
-		        g_date_time_new_from_unix_utc(episode->published);
+	fill_tags(bridge, episode, &tags, &date, &track);
+	id = bridge_mpd_queue(bridge->mpd, episode->url, &tags, error);
+	if (id == 0)
+		return FALSE;
+	if (bridge->queued == NULL)
+		bridge->queued =
+		        g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	g_hash_table_insert(bridge->queued, GUINT_TO_POINTER(id),
+	                    g_strdup(episode->id));
+	return TRUE;
+}
 
-		date = when != NULL ? g_date_time_format(when, "%Y-%m-%d")
-		                    : NULL;
-	}
-	if (episode->number > 0)
-		track = g_strdup_printf("%" G_GINT64_FORMAT, episode->number);
-	tags.title = episode->title;
-	tags.album = feed != NULL
-	                     ? (feed->name != NULL ? feed->name : feed->title)
-	                     : NULL;
-	tags.artist = episode->author;
-	tags.date = date;
-	tags.track = track;
-	tags.genre = "Podcast";
-	return bridge_mpd_queue(bridge->mpd, episode->url, &tags, error) != 0;
+void
+bridge_sync_on_player(Bridge *bridge)
+{
+	g_autofree char *title = NULL;
+	g_autofree char *album = NULL;
+	g_autofree char *date = NULL;
+	g_autofree char *track = NULL;
+	g_autoptr(GError) error = NULL;
+	const BridgeEpisode *episode;
+	const char *episode_id;
+	BridgeTags tags;
+	guint id;
+
+	if (bridge->queued == NULL ||
+	    !bridge_mpd_current_song(bridge->mpd, &id, &title, &album, &error))
+		return;
+	episode_id = g_hash_table_lookup(bridge->queued, GUINT_TO_POINTER(id));
+	episode = episode_id != NULL
+	                  ? bridge_store_find_episode(bridge->store, episode_id)
+	                  : NULL;
+	if (episode == NULL)
+		return;
+	fill_tags(bridge, episode, &tags, &date, &track);
+	/* Ours still stand: retagging now would only wake MPD's clients. */
+	if (g_strcmp0(title, tags.title) == 0 &&
+	    g_strcmp0(album, tags.album) == 0)
+		return;
+	if (!bridge_mpd_retag(bridge->mpd, id, &tags, &error))
+		g_warning("cannot tag %s again: %s", episode->title,
+		          error->message);
+	else
+		g_message("tagged %s again as playback started",
+		          episode->title);
 }

@@ -30,4 +30,11 @@ bridge_sync_remove(Bridge *bridge, const BridgeFeed *feed);
 gboolean
 bridge_sync_queue(Bridge *bridge, const BridgeEpisode *episode, GError **error);
 
+/*
+ * MPD's player changed: when the song it is on is one the bridge queued
+ * and MPD has replaced its tags with the stream's own, sets them again.
+ */
+void
+bridge_sync_on_player(Bridge *bridge);
+
 #endif

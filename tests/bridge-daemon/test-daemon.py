@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+import wave
 
 BRIDGE = os.environ.get("MPD_BRIDGE")
 SERVER = os.environ.get("FEED_TEST_SERVER")
@@ -251,6 +252,53 @@ def t_new_episode_auto_queued(w):
     check(titles == ["b episode 4"], titles)
 
 
+def write_tone(path, seconds=4):
+    with wave.open(path, "wb") as f:
+        f.setnchannels(1)
+        f.setsampwidth(2)
+        f.setframerate(8000)
+        f.writeframes(b"\x00\x10" * 8000 * seconds)
+
+
+def t_retag_on_play(w):
+    """tags MPD replaces as a stream starts playing are set again"""
+    media = os.path.join(w.root, "media")
+    os.makedirs(media)
+    write_tone(os.path.join(media, "tone.wav"))
+    server = subprocess.Popen(
+        ["/usr/bin/python3", "-m", "http.server", "--bind", "127.0.0.1",
+         "0"], cwd=media, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        text=True)
+    try:
+        port = int(server.stdout.readline().split(" port ")[1].split()[0])
+        with open(os.path.join(media, "feed.xml"), "w") as f:
+            f.write('<rss version="2.0"><channel><title>Tones</title>'
+                    '<item><title>A tone</title><guid>tone</guid>'
+                    f'<enclosure url="http://127.0.0.1:{port}/tone.wav" '
+                    'type="audio/wav"/></item></channel></rss>')
+        r = w.bridge("subscribe", f"http://127.0.0.1:{port}/feed.xml")
+        check(r.returncode == 0, r.stderr)
+        wait_until(lambda: "Podcast: Tones" in playlists(w), 20, "Tones")
+        r = w.bridge("queue", "latest", "Tones")
+        check(r.returncode == 0, r.stderr)
+        ids = [l.split(": ")[1] for l in w.mpd.command("playlistinfo")
+               if l.startswith("Id: ")]
+        song = ids[-1]
+        # What MPD does to a stream's tags when it starts playing it.
+        w.mpd.command(f"cleartagid {song}",
+                      f'addtagid {song} Title "stream title"',
+                      f"playid {song}")
+
+        def ours():
+            info = w.mpd.command(f"playlistid {song}")
+            return "Title: A tone" in info and "Album: Tones" in info
+        wait_until(ours, 20, "the tags to be set again")
+    finally:
+        w.mpd.command("stop")
+        server.terminate()
+        server.wait(10)
+
+
 def t_mpd_restart(w):
     """MPD killed and restarted: the bridge reconnects and resyncs"""
     w.mpd.stop()
@@ -352,7 +400,7 @@ def t_unreachable_mpd(w):
 
 
 TESTS = [t_subscribe_without_daemon, t_playlist_appears, t_queue_latest,
-         t_new_episode_auto_queued, t_mpd_restart, t_concurrent_writers,
+         t_new_episode_auto_queued, t_retag_on_play, t_mpd_restart, t_concurrent_writers,
          t_channel_command, t_bad_input, t_corrupt_state, t_unreachable_mpd]
 
 
