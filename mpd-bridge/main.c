@@ -31,8 +31,8 @@ static void
 usage(FILE *out)
 {
 	fprintf(out, "Usage: mpd-bridge [--config FILE] COMMAND [ARG…]\n\n"
-	             "  run                 the daemon: keeps subscriptions "
-	             "fresh in MPD\n");
+	             "  run\n      the daemon: keeps subscriptions fresh in "
+	             "MPD\n");
 	for (const BridgeCommand *c = bridge_commands(); c->name != NULL; c++) {
 		g_autofree char *line = g_strjoin(" ", c->name, c->args, NULL);
 

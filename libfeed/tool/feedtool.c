@@ -260,6 +260,14 @@ usage(FILE *out)
 	        "URL…\n"
 	        "      fetch many feeds at once, transferring only what "
 	        "changed\n"
+	        "  playlist [--format m3u|xspf|pls] [--newest N] "
+	        "[--oldest-first] [--since DATE]\n"
+	        "           [--match RE] [--exclude RE] [-o FILE] FEED\n"
+	        "      a feed's episodes as a playlist\n"
+	        "  opml list [--json] FILE|-\n"
+	        "      the feed URLs of a subscription list\n"
+	        "  opml make [-o FILE] [--title TITLE] URL…\n"
+	        "      a subscription list of feeds, with their titles\n"
 	        "\n"
 	        "'feedtool COMMAND --help' describes a command's options.\n");
 }
