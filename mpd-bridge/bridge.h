@@ -25,6 +25,8 @@ typedef struct {
 	gboolean dirty;       /* the state has changes not yet saved */
 	GHashTable *queued;   /* MPD song id -> episode id, of songs queued
 	                         here; NULL until the first */
+	char *new_pushed;     /* hash of the new-episodes playlist last sent
+	                         to MPD; NULL before the first */
 } Bridge;
 
 /*

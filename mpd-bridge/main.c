@@ -392,6 +392,7 @@ main(int argc, char **argv)
 	g_clear_pointer(&bridge.mpd, bridge_mpd_free);
 	g_clear_pointer(&bridge.loop, g_main_loop_unref);
 	g_clear_pointer(&bridge.queued, g_hash_table_unref);
+	g_free(bridge.new_pushed);
 	bridge_store_free(bridge.store);
 	bridge_config_free(bridge.config);
 	return status;

@@ -179,14 +179,15 @@ bridge_sync_feed(Bridge *bridge, BridgeFeed *feed, gboolean force)
 	bridge_changed(bridge);
 }
 
-/* Unlistened episodes of every feed, newest first. */
+/* Unlistened episodes of every feed, newest first; pushed when changed. */
 static void
-sync_new(Bridge *bridge)
+sync_new(Bridge *bridge, gboolean force)
 {
 	const char *name = bridge->config->new_playlist;
 	g_autoptr(GPtrArray) episodes = NULL;
 	g_autoptr(GPtrArray) uris = g_ptr_array_new();
 	g_autofree char *safe = NULL;
+	g_autofree char *hash = NULL;
 
 	if (name == NULL || *name == '\0')
 		return;
@@ -199,7 +200,13 @@ sync_new(Bridge *bridge)
 			g_ptr_array_add(uris, episode->url);
 	}
 	safe = bridge_mpd_safe_playlist_name(name);
-	push(bridge, safe, uris);
+	hash = hash_of(safe, uris);
+	if (!force && g_strcmp0(hash, bridge->new_pushed) == 0)
+		return;
+	if (push(bridge, safe, uris)) {
+		g_free(bridge->new_pushed);
+		bridge->new_pushed = g_steal_pointer(&hash);
+	}
 }
 
 void
@@ -211,7 +218,7 @@ bridge_sync_all(Bridge *bridge, gboolean force)
 		return;
 	for (guint i = 0; i < feeds->len; i++)
 		bridge_sync_feed(bridge, feeds->pdata[i], force);
-	sync_new(bridge);
+	sync_new(bridge, force);
 }
 
 void
