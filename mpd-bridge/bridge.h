@@ -11,6 +11,19 @@
 
 #include <feed/feed.h>
 
+/* What the listening tracker knows of MPD's player since its last event. */
+typedef struct {
+	char *episode_id; /* the episode MPD is on, or NULL */
+	guint song_id;    /* its queue id */
+	BridgePlayerState state;
+	gint64 elapsed_ms;      /* at the last event */
+	gint64 at;              /* monotonic microseconds of the last event */
+	gint64 duration_ms;     /* as MPD knows it; 0 when unknown */
+	guint checkpoint;       /* source saving the position while playing */
+	GHashTable *unseekable; /* episode ids whose seek failed, logged */
+	GRegex *prefixes;       /* tracking-redirect prefixes of stream URLs */
+} BridgeTracking;
+
 typedef struct {
 	BridgeConfig *config;
 	BridgeStore *store;
@@ -27,6 +40,7 @@ typedef struct {
 	                         here; NULL until the first */
 	char *new_pushed;     /* hash of the new-episodes playlist last sent
 	                         to MPD; NULL before the first */
+	BridgeTracking tracking;
 } Bridge;
 
 /*

@@ -6,6 +6,7 @@
 
 #include "refresh.h"
 #include "sync.h"
+#include "tracker.h"
 
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -258,8 +259,9 @@ find_episode(Bridge *bridge, const char *key, GError **error)
 	return episode;
 }
 
-static gboolean
-run_queue(Bridge *bridge, char **args, GString *out, GError **error)
+/* EPISODE…: numbers, guids, URLs or "latest FEED"; NULL on error. */
+static GPtrArray *
+find_episodes(Bridge *bridge, char **args, GError **error)
 {
 	g_autoptr(GPtrArray) chosen = g_ptr_array_new();
 
@@ -270,24 +272,38 @@ run_queue(Bridge *bridge, char **args, GString *out, GError **error)
 			g_autoptr(GPtrArray) episodes = NULL;
 			BridgeFeed *feed;
 
-			if (args[i + 1] == NULL)
-				return fail(error, "latest needs a FEED");
+			if (args[i + 1] == NULL) {
+				fail(error, "latest needs a FEED");
+				return NULL;
+			}
 			feed = find_feed(bridge, args[++i], error);
 			if (feed == NULL)
-				return FALSE;
+				return NULL;
 			episodes =
 			        bridge_store_list_episodes(bridge->store, feed);
-			if (episodes->len == 0)
-				return fail(error, "%s has no episodes yet",
-				            feed_name(feed));
+			if (episodes->len == 0) {
+				fail(error, "%s has no episodes yet",
+				     feed_name(feed));
+				return NULL;
+			}
 			episode = episodes->pdata[0];
 		} else {
 			episode = find_episode(bridge, args[i], error);
 			if (episode == NULL)
-				return FALSE;
+				return NULL;
 		}
 		g_ptr_array_add(chosen, episode);
 	}
+	return g_steal_pointer(&chosen);
+}
+
+static gboolean
+run_queue(Bridge *bridge, char **args, GString *out, GError **error)
+{
+	g_autoptr(GPtrArray) chosen = find_episodes(bridge, args, error);
+
+	if (chosen == NULL)
+		return FALSE;
 	for (guint i = 0; i < chosen->len; i++) {
 		BridgeEpisode *episode = chosen->pdata[i];
 
@@ -296,6 +312,83 @@ run_queue(Bridge *bridge, char **args, GString *out, GError **error)
 		g_string_append_printf(out, "%squeued %s", i > 0 ? "; " : "",
 		                       episode->title);
 	}
+	return TRUE;
+}
+
+static gboolean
+run_mark(Bridge *bridge, char **args, GString *out, GError **error)
+{
+	const char *how = args[0];
+	g_autoptr(GPtrArray) chosen = NULL;
+
+	if (strcmp(how, "listened") != 0 && strcmp(how, "unlistened") != 0 &&
+	    strcmp(how, "new") != 0)
+		return usage_error(error,
+		                   "mark listened, unlistened or new, not '%s'",
+		                   how);
+	chosen = find_episodes(bridge, args + 1, error);
+	if (chosen == NULL)
+		return FALSE;
+	for (guint i = 0; i < chosen->len; i++) {
+		BridgeEpisode *episode = chosen->pdata[i];
+
+		episode->listened = strcmp(how, "listened") == 0;
+		/* New again means from the start, with no trace of play. */
+		if (strcmp(how, "new") == 0) {
+			episode->position = 0;
+			episode->last_played = 0;
+		}
+		g_string_append_printf(out, "%s%s: %s", i > 0 ? "; " : "",
+		                       episode->title, how);
+	}
+	bridge_changed(bridge);
+	bridge_sync_all(bridge, FALSE);
+	return TRUE;
+}
+
+static char *
+clock_of(gint64 seconds)
+{
+	return g_strdup_printf("%" G_GINT64_FORMAT ":%02d:%02d", seconds / 3600,
+	                       (int)(seconds / 60 % 60), (int)(seconds % 60));
+}
+
+static gboolean
+run_status(Bridge *bridge, char **args, GString *out, GError **error)
+{
+	g_auto(BridgePlayerStatus) status = { 0 };
+	const BridgeEpisode *episode;
+	const BridgeFeed *feed;
+	g_autofree char *at = NULL;
+	g_autofree char *of = NULL;
+	gint64 duration;
+
+	if (bridge->mpd == NULL ||
+	    !bridge_mpd_player_status(bridge->mpd, &status, error))
+		return FALSE;
+	episode = status.uri != NULL ? bridge_tracker_match(bridge, status.uri)
+	                             : NULL;
+	if (episode == NULL) {
+		g_string_append(out, status.uri != NULL
+		                             ? "MPD plays no podcast episode"
+		                             : "nothing plays");
+		return TRUE;
+	}
+	feed = bridge_store_find_feed(bridge->store, episode->feed_id);
+	duration = status.duration_ms > 0 ? status.duration_ms / 1000
+	                                  : episode->duration;
+	at = clock_of(status.elapsed_ms / 1000);
+	of = clock_of(duration);
+	g_string_append_printf(
+	        out, "%s %s — %s, %s of %s",
+	        status.state == BRIDGE_PLAYER_PLAY    ? "playing"
+	        : status.state == BRIDGE_PLAYER_PAUSE ? "paused"
+	                                              : "stopped",
+	        feed != NULL ? feed_name(feed) : "?", episode->title, at, of);
+	if (duration > 0)
+		g_string_append_printf(
+		        out, " (%d%%)",
+		        (int)(status.elapsed_ms / 10 / MAX(duration, 1)));
 	return TRUE;
 }
 
@@ -420,13 +513,23 @@ run_episodes(Bridge *bridge, char **args, GString *out, GError **error)
 	        bridge_store_list_episodes(bridge->store, NULL);
 	g_autoptr(JsonBuilder) builder = json_builder_new();
 	const BridgeFeed *only = NULL;
+	const char *state = NULL;
 	gboolean json = FALSE;
 
 	for (guint i = 0; args[i] != NULL; i++) {
-		if (strcmp(args[i], "--json") == 0)
+		if (strcmp(args[i], "--json") == 0) {
 			json = TRUE;
-		else if ((only = find_feed(bridge, args[i], error)) == NULL)
+		} else if (strcmp(args[i], "--state") == 0) {
+			state = args[++i];
+			if (state == NULL || (strcmp(state, "new") != 0 &&
+			                      strcmp(state, "started") != 0 &&
+			                      strcmp(state, "listened") != 0))
+				return usage_error(error,
+				                   "--state is new, started "
+				                   "or listened");
+		} else if ((only = find_feed(bridge, args[i], error)) == NULL) {
 			return FALSE;
+		}
 	}
 	json_builder_begin_array(builder);
 	for (guint i = 0; i < all->len; i++) {
@@ -434,6 +537,8 @@ run_episodes(Bridge *bridge, char **args, GString *out, GError **error)
 		g_autofree char *date = NULL;
 
 		if (only != NULL && strcmp(e->feed_id, only->id) != 0)
+			continue;
+		if (state != NULL && strcmp(state, state_of(e)) != 0)
 			continue;
 		if (json) {
 			json_builder_begin_object(builder);
@@ -535,8 +640,13 @@ static const BridgeCommand commands[] = {
 	{ "set", "FEED KEY VALUE",
 	  "name, auto-queue, keep, match, exclude or min-duration", 3, 3, TRUE,
 	  FALSE, run_set },
-	{ "episodes", "[FEED] [--json]", "the episodes the bridge knows", 0, 2,
-	  FALSE, FALSE, run_episodes },
+	{ "episodes", "[FEED] [--state new|started|listened] [--json]",
+	  "the episodes the bridge knows", 0, 4, FALSE, FALSE, run_episodes },
+	{ "mark", "listened|unlistened|new EPISODE…",
+	  "mark episodes listened, or not, or new again", 2, G_MAXUINT, TRUE,
+	  FALSE, run_mark },
+	{ "status", "", "what plays, and how far it has got", 0, 0, TRUE, TRUE,
+	  run_status },
 	{ "queue", "EPISODE…",
 	  "queue episodes: a number, a guid, or latest FEED", 1, G_MAXUINT,
 	  TRUE, FALSE, run_queue },

@@ -8,6 +8,7 @@
 #include "control.h"
 #include "refresh.h"
 #include "sync.h"
+#include "tracker.h"
 
 #include <curl/curl.h>
 #include <glib-unix.h>
@@ -106,11 +107,14 @@ on_state(gboolean connected, gpointer data)
 {
 	Bridge *bridge = data;
 
-	if (!connected)
+	if (!connected) {
+		bridge_tracker_stop(bridge);
 		return;
+	}
 	/* After a restart MPD may have lost what was pushed: push it all. */
 	bridge_sync_all(bridge, TRUE);
 	bridge->synced = TRUE;
+	bridge_tracker_on_player(bridge);
 }
 
 static void
@@ -118,8 +122,10 @@ on_idle(unsigned events, gpointer data)
 {
 	Bridge *bridge = data;
 
-	if (events & MPD_IDLE_PLAYER)
+	if (events & MPD_IDLE_PLAYER) {
+		bridge_tracker_on_player(bridge);
 		bridge_sync_on_player(bridge);
+	}
 }
 
 static gboolean
@@ -160,6 +166,7 @@ run_daemon(Bridge *bridge)
 	g_main_loop_run(bridge->loop);
 	g_source_remove(term);
 	g_source_remove(intr);
+	bridge_tracker_stop(bridge);
 	g_clear_pointer(&bridge->fetcher, feed_fetcher_free);
 	if (!bridge_save(bridge, &error)) {
 		fprintf(stderr, "mpd-bridge: %s\n", error->message);
@@ -269,6 +276,22 @@ quote_command(char **argv)
 	return g_string_free(text, FALSE);
 }
 
+/* For `status` on a terminal: the "(NN%)" of the answer as a bar. */
+static void
+print_bar(const char *answer)
+{
+	const char *open = strrchr(answer, '(');
+	int percent;
+
+	if (open == NULL || sscanf(open, "(%d%%)", &percent) != 1)
+		return;
+	percent = CLAMP(percent, 0, 100);
+	printf("[");
+	for (int i = 0; i < 40; i++)
+		putchar(i < percent * 40 / 100 ? '#' : '-');
+	printf("] %d%%\n", percent);
+}
+
 /* A running daemon holds the lock: the command goes to it over MPD. */
 static int
 run_through_daemon(Bridge *bridge, char **argv)
@@ -302,6 +325,8 @@ run_through_daemon(Bridge *bridge, char **argv)
 	}
 	if (g_str_has_prefix(answer, "ok")) {
 		printf("%s\n", g_strstrip(answer + 2));
+		if (strcmp(argv[0], "status") == 0 && isatty(STDOUT_FILENO))
+			print_bar(answer);
 		return EXIT_OK;
 	}
 	fprintf(stderr, "mpd-bridge: %s\n",
@@ -393,6 +418,7 @@ main(int argc, char **argv)
 	g_clear_pointer(&bridge.loop, g_main_loop_unref);
 	g_clear_pointer(&bridge.queued, g_hash_table_unref);
 	g_free(bridge.new_pushed);
+	bridge_tracker_clear(&bridge);
 	bridge_store_free(bridge.store);
 	bridge_config_free(bridge.config);
 	return status;

@@ -799,6 +799,78 @@ bridge_mpd_current_song(BridgeMpd *mpd, guint *id, char **title, char **album,
 }
 
 gboolean
+bridge_mpd_player_status(BridgeMpd *mpd, BridgePlayerStatus *status,
+                         GError **error)
+{
+	struct mpd_status *st;
+	struct mpd_song *song;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(status != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	*status = (BridgePlayerStatus){ BRIDGE_PLAYER_STOP, 0, NULL, 0, 0 };
+	if (!begin_command(mpd, error))
+		return FALSE;
+	st = mpd_run_status(mpd->conn);
+	if (st == NULL) {
+		fail(mpd, error, "cannot ask for the player's status");
+		end_command(mpd);
+		return FALSE;
+	}
+	switch (mpd_status_get_state(st)) {
+	case MPD_STATE_PLAY:
+		status->state = BRIDGE_PLAYER_PLAY;
+		break;
+	case MPD_STATE_PAUSE:
+		status->state = BRIDGE_PLAYER_PAUSE;
+		break;
+	default:
+		status->state = BRIDGE_PLAYER_STOP;
+		break;
+	}
+	status->elapsed_ms = mpd_status_get_elapsed_ms(st);
+	status->duration_ms = mpd_status_get_total_time(st) * 1000;
+	mpd_status_free(st);
+	song = mpd_run_current_song(mpd->conn);
+	if (song != NULL) {
+		status->song_id = mpd_song_get_id(song);
+		status->uri = g_strdup(mpd_song_get_uri(song));
+		if (mpd_song_get_duration_ms(song) > 0)
+			status->duration_ms = mpd_song_get_duration_ms(song);
+		mpd_song_free(song);
+	} else if (mpd_connection_get_error(mpd->conn) != MPD_ERROR_SUCCESS) {
+		fail(mpd, error, "cannot ask for the current song");
+		end_command(mpd);
+		return FALSE;
+	}
+	end_command(mpd);
+	return TRUE;
+}
+
+void
+bridge_player_status_clear(BridgePlayerStatus *status)
+{
+	g_clear_pointer(&status->uri, g_free);
+}
+
+gboolean
+bridge_mpd_seek(BridgeMpd *mpd, guint song_id, guint seconds, GError **error)
+{
+	gboolean ok = TRUE;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	if (!begin_command(mpd, error))
+		return FALSE;
+	if (!mpd_run_seek_id(mpd->conn, song_id, seconds))
+		ok = fail(mpd, error, "cannot seek");
+	end_command(mpd);
+	return ok;
+}
+
+gboolean
 bridge_mpd_send_message(BridgeMpd *mpd, const char *channel, const char *text,
                         GError **error)
 {

@@ -163,6 +163,35 @@ gboolean
 bridge_mpd_current_song(BridgeMpd *mpd, guint *id, char **title, char **album,
                         GError **error);
 
+typedef enum {
+	BRIDGE_PLAYER_STOP,
+	BRIDGE_PLAYER_PLAY,
+	BRIDGE_PLAYER_PAUSE,
+} BridgePlayerState;
+
+/* What MPD's player is doing. */
+typedef struct {
+	BridgePlayerState state;
+	guint song_id;     /* 0 when there is no current song */
+	char *uri;         /* of the current song; NULL when none */
+	guint elapsed_ms;  /* into the current song */
+	guint duration_ms; /* 0 when unknown */
+} BridgePlayerStatus;
+
+/* Asks MPD what it plays (status and currentsong). */
+gboolean
+bridge_mpd_player_status(BridgeMpd *mpd, BridgePlayerStatus *status,
+                         GError **error);
+
+void
+bridge_player_status_clear(BridgePlayerStatus *status);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(BridgePlayerStatus, bridge_player_status_clear)
+
+/* Seeks the queued song @song_id to @seconds (seekid). */
+gboolean
+bridge_mpd_seek(BridgeMpd *mpd, guint song_id, guint seconds, GError **error);
+
 /*
  * Sends @text (control characters become spaces) to @channel
  * (sendmessage); G_IO_ERROR_NOT_FOUND when nobody is subscribed.

@@ -1,0 +1,239 @@
+/*
+ * The listening tracker. MPD says when its player changes, not while a
+ * song plays on, so the position is the elapsed time at the last event
+ * plus the time since; it is saved at every event and, while an episode
+ * plays, every 30 s, so a crash loses at most that much.
+ */
+#include "tracker.h"
+
+#include "sync.h"
+
+#include <string.h>
+
+#define CHECKPOINT_SECONDS 30
+#define RESUME_BEFORE      5    /* seconds before the saved position */
+#define RESUME_WITHIN_MS   3000 /* a start this close to 0 is "from the top" */
+#define RESUME_FROM        10   /* seconds: less is not worth a seek */
+
+/*
+ * Measurement prefixes that podcasts put before their real enclosure
+ * URLs; the same episode may be queued with or without them.
+ */
+#define PREFIXES                                                               \
+	"^(?:[^/]*podtrac\\.com/(?:pts/)?redirect\\.(?:mp3|m4a)/"              \
+	"|[^/]+/redirect\\.mp3/"                                               \
+	"|(?:chtbl\\.com|chrt\\.fm)/track/[^/]+/"                              \
+	"|(?:pdst\\.fm|mgln\\.ai)/e/"                                          \
+	"|op3\\.dev/e(?:,[^/]*)?/"                                             \
+	"|(?:verifi\\.podscribe\\.com|pscrb\\.fm)/rss/p/"                      \
+	"|arttrk\\.com/p/[^/]+/"                                               \
+	"|pfx\\.vpixl\\.com/[^/]+/)"
+
+static gint64
+now_us(void)
+{
+	return g_get_monotonic_time();
+}
+
+/* The URL without scheme and tracking prefixes, host lower-cased. */
+static char *
+url_key(Bridge *bridge, const char *uri)
+{
+	BridgeTracking *t = &bridge->tracking;
+	const char *rest = strstr(uri, "://");
+	g_autofree char *key = g_strdup(rest != NULL ? rest + 3 : uri);
+	char *slash;
+
+	if (t->prefixes == NULL)
+		t->prefixes = g_regex_new(
+		        PREFIXES, G_REGEX_CASELESS | G_REGEX_OPTIMIZE, 0, NULL);
+	for (guint i = 0; i < 8; i++) {
+		g_autofree char *shorter =
+		        g_regex_replace(t->prefixes, key, -1, 0, "",
+		                        G_REGEX_MATCH_ANCHORED, NULL);
+
+		if (shorter == NULL || strcmp(shorter, key) == 0)
+			break;
+		g_free(key);
+		key = g_steal_pointer(&shorter);
+		/* A prefix may keep the inner URL's own scheme. */
+		if (strstr(key, "://") != NULL)
+			memmove(key, strstr(key, "://") + 3,
+			        strlen(strstr(key, "://") + 3) + 1);
+	}
+	slash = strchr(key, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	{
+		g_autofree char *host = g_ascii_strdown(key, -1);
+
+		return g_strconcat(host, slash != NULL ? "/" : "",
+		                   slash != NULL ? slash + 1 : "", NULL);
+	}
+}
+
+BridgeEpisode *
+bridge_tracker_match(Bridge *bridge, const char *uri)
+{
+	BridgeEpisode *episode = bridge_store_find_episode(bridge->store, uri);
+	g_autoptr(GPtrArray) all = NULL;
+	g_autofree char *key = NULL;
+
+	if (episode != NULL || uri == NULL)
+		return episode;
+	key = url_key(bridge, uri);
+	all = bridge_store_list_episodes(bridge->store, NULL);
+	for (guint i = 0; i < all->len; i++) {
+		BridgeEpisode *candidate = all->pdata[i];
+		g_autofree char *other = url_key(bridge, candidate->url);
+
+		if (strcmp(key, other) == 0)
+			return candidate;
+	}
+	return NULL;
+}
+
+/*
+ * Listened in its last 5 %, or its last minute when that is less than a
+ * tenth of it: a short episode is not "done" a minute in.
+ */
+gboolean
+bridge_tracker_is_done(gint64 position_s, gint64 duration_s)
+{
+	gint64 tail;
+
+	if (duration_s <= 0)
+		return FALSE;
+	tail = MAX(duration_s / 20, MIN((gint64)60, duration_s / 10));
+	return position_s >= duration_s - tail;
+}
+
+/* Where the episode MPD was on has got to, saved. */
+static void
+account(Bridge *bridge, gint64 now)
+{
+	BridgeTracking *t = &bridge->tracking;
+	BridgeEpisode *episode;
+	gint64 position_ms;
+	gint64 duration_s;
+
+	if (t->episode_id == NULL)
+		return;
+	episode = bridge_store_find_episode(bridge->store, t->episode_id);
+	if (episode == NULL)
+		return;
+	position_ms = t->elapsed_ms;
+	if (t->state == BRIDGE_PLAYER_PLAY)
+		position_ms += (now - t->at) / 1000;
+	duration_s =
+	        t->duration_ms > 0 ? t->duration_ms / 1000 : episode->duration;
+	if (duration_s > 0)
+		position_ms = MIN(position_ms, duration_s * 1000);
+	episode->position = position_ms / 1000;
+	episode->last_played = g_get_real_time() / G_USEC_PER_SEC;
+	if (!episode->listened &&
+	    bridge_tracker_is_done(episode->position, duration_s)) {
+		episode->listened = TRUE;
+		g_message("listened to %s", episode->title);
+		bridge_sync_all(bridge, FALSE);
+	}
+	t->elapsed_ms = position_ms;
+	t->at = now;
+	bridge_changed(bridge);
+}
+
+static gboolean
+on_checkpoint(gpointer data)
+{
+	Bridge *bridge = data;
+	g_autoptr(GError) error = NULL;
+
+	account(bridge, now_us());
+	if (!bridge_save(bridge, &error))
+		g_warning("%s", error->message);
+	return G_SOURCE_CONTINUE;
+}
+
+static void
+resume(Bridge *bridge, const BridgeEpisode *episode, guint song_id)
+{
+	BridgeTracking *t = &bridge->tracking;
+	g_autoptr(GError) error = NULL;
+	guint to = (guint)MAX(episode->position - RESUME_BEFORE, 0);
+
+	if (t->unseekable != NULL &&
+	    g_hash_table_contains(t->unseekable, episode->id))
+		return;
+	if (bridge_mpd_seek(bridge->mpd, song_id, to, &error)) {
+		g_message("resumed %s at %u s", episode->title, to);
+		t->elapsed_ms = (gint64)to * 1000;
+		return;
+	}
+	/* Logged once: a stream that cannot seek will not learn to. */
+	if (t->unseekable == NULL)
+		t->unseekable = g_hash_table_new_full(g_str_hash, g_str_equal,
+		                                      g_free, NULL);
+	g_hash_table_add(t->unseekable, g_strdup(episode->id));
+	g_warning("cannot resume %s at %u s: %s", episode->title, to,
+	          error->message);
+}
+
+void
+bridge_tracker_on_player(Bridge *bridge)
+{
+	BridgeTracking *t = &bridge->tracking;
+	g_auto(BridgePlayerStatus) status = { 0 };
+	g_autoptr(GError) error = NULL;
+	gint64 now = now_us();
+	BridgeEpisode *episode = NULL;
+	gboolean changed;
+
+	account(bridge, now);
+	if (!bridge_mpd_player_status(bridge->mpd, &status, &error))
+		return;
+	if (status.state != BRIDGE_PLAYER_STOP || status.uri != NULL)
+		episode = bridge_tracker_match(bridge, status.uri);
+	changed = episode == NULL ||
+	          g_strcmp0(episode->id, t->episode_id) != 0 ||
+	          status.song_id != t->song_id;
+	g_free(t->episode_id);
+	t->episode_id = episode != NULL ? g_strdup(episode->id) : NULL;
+	t->song_id = status.song_id;
+	t->state = status.state;
+	t->elapsed_ms = status.elapsed_ms;
+	t->duration_ms = status.duration_ms;
+	t->at = now;
+	if (episode != NULL && changed && status.state == BRIDGE_PLAYER_PLAY &&
+	    status.elapsed_ms < RESUME_WITHIN_MS && !episode->listened &&
+	    episode->position >= RESUME_FROM)
+		resume(bridge, episode, status.song_id);
+	if (episode != NULL && status.state == BRIDGE_PLAYER_PLAY) {
+		if (t->checkpoint == 0)
+			t->checkpoint = g_timeout_add_seconds(
+			        CHECKPOINT_SECONDS, on_checkpoint, bridge);
+	} else {
+		g_clear_handle_id(&t->checkpoint, g_source_remove);
+	}
+}
+
+void
+bridge_tracker_stop(Bridge *bridge)
+{
+	BridgeTracking *t = &bridge->tracking;
+
+	account(bridge, now_us());
+	g_clear_handle_id(&t->checkpoint, g_source_remove);
+	g_clear_pointer(&t->episode_id, g_free);
+	t->state = BRIDGE_PLAYER_STOP;
+}
+
+void
+bridge_tracker_clear(Bridge *bridge)
+{
+	BridgeTracking *t = &bridge->tracking;
+
+	g_clear_handle_id(&t->checkpoint, g_source_remove);
+	g_clear_pointer(&t->episode_id, g_free);
+	g_clear_pointer(&t->unseekable, g_hash_table_unref);
+	g_clear_pointer(&t->prefixes, g_regex_unref);
+}

@@ -1,0 +1,36 @@
+/*
+ * What was listened to, and where each episode was left: followed from
+ * MPD's player events, whichever client did the playing. Never polls.
+ */
+#ifndef BRIDGE_TRACKER_H
+#define BRIDGE_TRACKER_H
+
+#include "bridge.h"
+
+/* MPD's player changed (play, pause, stop, seek, another song). */
+void
+bridge_tracker_on_player(Bridge *bridge);
+
+/*
+ * MPD went away, or the daemon stops: the position so far is kept and
+ * the tracker forgets the player.
+ */
+void
+bridge_tracker_stop(Bridge *bridge);
+
+/*
+ * The episode a stream URL belongs to: the same URL, or one that differs
+ * only by tracking-redirect prefixes (podtrac, chartable, podsights, op3,
+ * …) and scheme. NULL when it is no known episode.
+ */
+BridgeEpisode *
+bridge_tracker_match(Bridge *bridge, const char *uri);
+
+/* Whether @episode counts as listened at @position_s of @duration_s. */
+gboolean
+bridge_tracker_is_done(gint64 position_s, gint64 duration_s);
+
+void
+bridge_tracker_clear(Bridge *bridge);
+
+#endif
