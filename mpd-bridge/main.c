@@ -377,6 +377,7 @@ main(int argc, char **argv)
 {
 	g_autoptr(GError) error = NULL;
 	const char *config_path = NULL;
+	const BridgeCommand *command;
 	Bridge bridge = { 0 };
 	int status;
 
@@ -400,6 +401,14 @@ main(int argc, char **argv)
 	if (bridge.config == NULL) {
 		fprintf(stderr, "mpd-bridge: %s\n", error->message);
 		return EXIT_FAILED;
+	}
+	/* Asking the daemon needs no state: a big one takes time to read. */
+	command = bridge_command_lookup(argv[1]);
+	if (command != NULL && command->daemon_only) {
+		g_log_set_writer_func(quiet_writer, NULL, NULL);
+		status = run_through_daemon(&bridge, argv + 1);
+		bridge_config_free(bridge.config);
+		return status;
 	}
 	bridge.store = bridge_store_open(bridge.config->state_path, &error);
 	if (bridge.store == NULL) {

@@ -553,26 +553,6 @@ bridge_mpd_is_connected(const BridgeMpd *mpd)
 	return mpd->conn != NULL;
 }
 
-static gboolean
-playlist_exists(BridgeMpd *self, const char *name, gboolean *exists,
-                GError **error)
-{
-	struct mpd_playlist *playlist;
-
-	*exists = FALSE;
-	if (!mpd_send_list_playlists(self->conn))
-		return fail(self, error, "cannot list stored playlists");
-	while ((playlist = mpd_recv_playlist(self->conn)) != NULL) {
-		if (strcmp(mpd_playlist_get_path(playlist), name) == 0)
-			*exists = TRUE;
-		mpd_playlist_free(playlist);
-	}
-	if (mpd_connection_get_error(self->conn) != MPD_ERROR_SUCCESS ||
-	    !mpd_response_finish(self->conn))
-		return fail(self, error, "cannot list stored playlists");
-	return TRUE;
-}
-
 /*
  * One or more command lists; the first deletes the old playlist when
  * @exists. *@vanished tells that it was gone by then after all.
@@ -617,21 +597,22 @@ fill_playlist(BridgeMpd *self, const char *name, const char *const *uris,
 	return TRUE;
 }
 
+/*
+ * Assumes the playlist exists and deletes it in the same command list as
+ * the first additions; when MPD answers that it does not, adds only.
+ * Asking first with listplaylists cost 4 ms a playlist with 500 of them.
+ */
 static gboolean
 replace_playlist(BridgeMpd *self, const char *name, const char *const *uris,
                  guint n_uris, GError **error)
 {
 	g_autofree char *clean_name = clean_text(name);
-	gboolean exists;
 	gboolean vanished;
 	g_autoptr(GError) local_error = NULL;
 
-	if (!playlist_exists(self, clean_name, &exists, error))
-		return FALSE;
-	if (fill_playlist(self, clean_name, uris, n_uris, exists, &vanished,
+	if (fill_playlist(self, clean_name, uris, n_uris, TRUE, &vanished,
 	                  &local_error))
 		return TRUE;
-	/* Another client deleted it between listplaylists and rm. */
 	if (vanished && self->conn != NULL) {
 		g_clear_error(&local_error);
 		return fill_playlist(self, clean_name, uris, n_uris, FALSE,
