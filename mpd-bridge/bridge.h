@@ -20,6 +20,7 @@ typedef struct {
 	gint64 at;              /* monotonic microseconds of the last event */
 	gint64 duration_ms;     /* as MPD knows it; 0 when unknown */
 	guint checkpoint;       /* source saving the position while playing */
+	guint resume_timer;     /* source of a pending resume; 0: none */
 	GHashTable *unseekable; /* episode ids whose seek failed, logged */
 	GRegex *prefixes;       /* tracking-redirect prefixes of stream URLs */
 } BridgeTracking;

@@ -836,6 +836,22 @@ bridge_player_status_clear(BridgePlayerStatus *status)
 }
 
 gboolean
+bridge_mpd_play_id(BridgeMpd *mpd, guint song_id, GError **error)
+{
+	gboolean ok = TRUE;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	if (!begin_command(mpd, error))
+		return FALSE;
+	if (!mpd_run_play_id(mpd->conn, song_id))
+		ok = fail(mpd, error, "cannot play");
+	end_command(mpd);
+	return ok;
+}
+
+gboolean
 bridge_mpd_seek(BridgeMpd *mpd, guint song_id, guint seconds, GError **error)
 {
 	gboolean ok = TRUE;

@@ -188,6 +188,10 @@ bridge_player_status_clear(BridgePlayerStatus *status);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(BridgePlayerStatus, bridge_player_status_clear)
 
+/* Plays the queued song @song_id from its start (playid). */
+gboolean
+bridge_mpd_play_id(BridgeMpd *mpd, guint song_id, GError **error);
+
 /* Seeks the queued song @song_id to @seconds (seekid). */
 gboolean
 bridge_mpd_seek(BridgeMpd *mpd, guint song_id, guint seconds, GError **error);

@@ -14,6 +14,7 @@
 #define RESUME_BEFORE      5    /* seconds before the saved position */
 #define RESUME_WITHIN_MS   3000 /* a start this close to 0 is "from the top" */
 #define RESUME_FROM        10   /* seconds: less is not worth a seek */
+#define RESUME_DELAY_MS    400  /* after the start, before the seek */
 
 /*
  * Measurement prefixes that podcasts put before their real enclosure
@@ -117,7 +118,12 @@ account(Bridge *bridge, gint64 now)
 	gint64 position_ms;
 	gint64 duration_s;
 
-	if (t->episode_id == NULL)
+	/*
+	 * Stopped: the position was taken as it stopped; MPD now says 0.
+	 * About to resume: the start from 0 must not overwrite it either.
+	 */
+	if (t->episode_id == NULL || t->state == BRIDGE_PLAYER_STOP ||
+	    t->resume_timer != 0)
 		return;
 	episode = bridge_store_find_episode(bridge->store, t->episode_id);
 	if (episode == NULL)
@@ -154,28 +160,122 @@ on_checkpoint(gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
+typedef struct {
+	Bridge *bridge;
+	char *episode_id;
+	guint song_id;
+	guint target_s;
+} ResumeCheck;
+
+static void
+mark_unseekable(Bridge *bridge, const char *episode_id, const char *title,
+                const char *why)
+{
+	BridgeTracking *t = &bridge->tracking;
+
+	if (t->unseekable == NULL)
+		t->unseekable = g_hash_table_new_full(g_str_hash, g_str_equal,
+		                                      g_free, NULL);
+	if (g_hash_table_add(t->unseekable, g_strdup(episode_id)))
+		g_warning("cannot resume %s: %s; it will play from the top",
+		          title, why);
+}
+
+/*
+ * MPD accepts a seek on a stream before its decoder finds it cannot
+ * seek: a second later the song has not moved, and that is the answer.
+ */
+static gboolean
+check_resumed(gpointer data)
+{
+	ResumeCheck *check = data;
+	Bridge *bridge = check->bridge;
+	g_auto(BridgePlayerStatus) status = { 0 };
+	g_autoptr(GError) error = NULL;
+	const BridgeEpisode *episode =
+	        bridge_store_find_episode(bridge->store, check->episode_id);
+
+	if (episode == NULL || bridge->mpd == NULL ||
+	    !bridge_mpd_player_status(bridge->mpd, &status, &error)) {
+		/* Nothing to learn. */
+	} else if (status.song_id != check->song_id) {
+		/* MPD dropped the song when its decoder could not seek. */
+		mark_unseekable(bridge, episode->id, episode->title,
+		                "the stream cannot seek");
+		if (!bridge_mpd_play_id(bridge->mpd, check->song_id, &error))
+			g_message("cannot play %s again: %s", episode->title,
+			          error->message);
+	} else if (status.elapsed_ms / 1000 + RESUME_BEFORE < check->target_s) {
+		mark_unseekable(bridge, episode->id, episode->title,
+		                "the stream cannot seek");
+	} else {
+		g_message("resumed %s at %u s", episode->title,
+		          check->target_s);
+	}
+	g_free(check->episode_id);
+	g_free(check);
+	return G_SOURCE_REMOVE;
+}
+
 static void
 resume(Bridge *bridge, const BridgeEpisode *episode, guint song_id)
 {
 	BridgeTracking *t = &bridge->tracking;
 	g_autoptr(GError) error = NULL;
 	guint to = (guint)MAX(episode->position - RESUME_BEFORE, 0);
+	ResumeCheck *check;
+
+	if (!bridge_mpd_seek(bridge->mpd, song_id, to, &error)) {
+		mark_unseekable(bridge, episode->id, episode->title,
+		                error->message);
+		return;
+	}
+	t->elapsed_ms = (gint64)to * 1000;
+	t->at = now_us();
+	check = g_new0(ResumeCheck, 1);
+	check->bridge = bridge;
+	check->episode_id = g_strdup(episode->id);
+	check->song_id = song_id;
+	check->target_s = to;
+	g_timeout_add(1500, check_resumed, check);
+}
+
+/*
+ * A seek right as a stream opens is accepted before MPD knows whether the
+ * stream can seek, and a stream that cannot is then dropped from play. A
+ * moment later MPD answers a seek it cannot do with an error instead.
+ */
+static gboolean
+on_resume_due(gpointer data)
+{
+	Bridge *bridge = data;
+	BridgeTracking *t = &bridge->tracking;
+	g_auto(BridgePlayerStatus) status = { 0 };
+	g_autoptr(GError) error = NULL;
+	const BridgeEpisode *episode;
+
+	t->resume_timer = 0;
+	if (t->episode_id == NULL || t->state != BRIDGE_PLAYER_PLAY ||
+	    !bridge_mpd_player_status(bridge->mpd, &status, &error) ||
+	    status.song_id != t->song_id ||
+	    status.elapsed_ms >= RESUME_WITHIN_MS + RESUME_DELAY_MS)
+		return G_SOURCE_REMOVE;
+	episode = bridge_store_find_episode(bridge->store, t->episode_id);
+	if (episode != NULL)
+		resume(bridge, episode, status.song_id);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+schedule_resume(Bridge *bridge, const BridgeEpisode *episode)
+{
+	BridgeTracking *t = &bridge->tracking;
 
 	if (t->unseekable != NULL &&
 	    g_hash_table_contains(t->unseekable, episode->id))
 		return;
-	if (bridge_mpd_seek(bridge->mpd, song_id, to, &error)) {
-		g_message("resumed %s at %u s", episode->title, to);
-		t->elapsed_ms = (gint64)to * 1000;
-		return;
-	}
-	/* Logged once: a stream that cannot seek will not learn to. */
-	if (t->unseekable == NULL)
-		t->unseekable = g_hash_table_new_full(g_str_hash, g_str_equal,
-		                                      g_free, NULL);
-	g_hash_table_add(t->unseekable, g_strdup(episode->id));
-	g_warning("cannot resume %s at %u s: %s", episode->title, to,
-	          error->message);
+	g_clear_handle_id(&t->resume_timer, g_source_remove);
+	t->resume_timer = g_timeout_add(RESUME_DELAY_MS, on_resume_due, bridge);
 }
 
 void
@@ -193,20 +293,22 @@ bridge_tracker_on_player(Bridge *bridge)
 		return;
 	if (status.state != BRIDGE_PLAYER_STOP || status.uri != NULL)
 		episode = bridge_tracker_match(bridge, status.uri);
-	changed = episode == NULL ||
-	          g_strcmp0(episode->id, t->episode_id) != 0 ||
-	          status.song_id != t->song_id;
+	/* Another song, or the same one started again after a stop. */
+	changed =
+	        episode == NULL || g_strcmp0(episode->id, t->episode_id) != 0 ||
+	        status.song_id != t->song_id || t->state == BRIDGE_PLAYER_STOP;
 	g_free(t->episode_id);
 	t->episode_id = episode != NULL ? g_strdup(episode->id) : NULL;
 	t->song_id = status.song_id;
 	t->state = status.state;
-	t->elapsed_ms = status.elapsed_ms;
+	if (status.state != BRIDGE_PLAYER_STOP)
+		t->elapsed_ms = status.elapsed_ms;
 	t->duration_ms = status.duration_ms;
 	t->at = now;
 	if (episode != NULL && changed && status.state == BRIDGE_PLAYER_PLAY &&
 	    status.elapsed_ms < RESUME_WITHIN_MS && !episode->listened &&
 	    episode->position >= RESUME_FROM)
-		resume(bridge, episode, status.song_id);
+		schedule_resume(bridge, episode);
 	if (episode != NULL && status.state == BRIDGE_PLAYER_PLAY) {
 		if (t->checkpoint == 0)
 			t->checkpoint = g_timeout_add_seconds(
@@ -223,6 +325,7 @@ bridge_tracker_stop(Bridge *bridge)
 
 	account(bridge, now_us());
 	g_clear_handle_id(&t->checkpoint, g_source_remove);
+	g_clear_handle_id(&t->resume_timer, g_source_remove);
 	g_clear_pointer(&t->episode_id, g_free);
 	t->state = BRIDGE_PLAYER_STOP;
 }
@@ -233,6 +336,7 @@ bridge_tracker_clear(Bridge *bridge)
 	BridgeTracking *t = &bridge->tracking;
 
 	g_clear_handle_id(&t->checkpoint, g_source_remove);
+	g_clear_handle_id(&t->resume_timer, g_source_remove);
 	g_clear_pointer(&t->episode_id, g_free);
 	g_clear_pointer(&t->unseekable, g_hash_table_unref);
 	g_clear_pointer(&t->prefixes, g_regex_unref);
