@@ -51,7 +51,7 @@ _mpd_bridge()
 	local cur=${COMP_WORDS[COMP_CWORD]} word=$2
 	local prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local commands='run subscribe unsubscribe list refresh set episodes
-		queue import-opml export-opml ping help'
+		queue mark status import-opml export-opml ping help'
 	local cmd=${COMP_WORDS[0]/#\~/$HOME} i command='' first=0
 	local -a config=()
 	COMPREPLY=()
@@ -93,9 +93,15 @@ _mpd_bridge()
 	list)
 		((n == 0)) && COMPREPLY=($(compgen -W '--json' -- "$cur"))
 		;;
+	mark)
+		((n == 0)) && COMPREPLY=($(compgen -W 'listened unlistened new' \
+			-- "$cur"))
+		;;
 	episodes)
-		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '--json' -- "$cur"))
+		if [[ $prev == --state ]]; then
+			COMPREPLY=($(compgen -W 'new started listened' -- "$cur"))
+		elif [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--json --state' -- "$cur"))
 		elif ((n <= 1)); then
 			_mpd_bridge_complete_feeds "$word" "$cmd" "${config[@]}"
 		fi
