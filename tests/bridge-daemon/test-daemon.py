@@ -16,97 +16,12 @@ import time
 import urllib.request
 import wave
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "support"))
+from mpdtest import Mpd, quote, wait_until  # noqa: E402
+
 BRIDGE = os.environ.get("MPD_BRIDGE")
 SERVER = os.environ.get("FEED_TEST_SERVER")
-
-
-def wait_until(predicate, timeout=20.0, what="a condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-class Mpd:
-    """A private MPD on a Unix socket in a temp dir."""
-
-    def __init__(self, root):
-        self.root = root
-        self.socket = os.path.join(root, "mpd.socket")
-        self.playlists = os.path.join(root, "playlists")
-        os.makedirs(os.path.join(root, "music"), exist_ok=True)
-        os.makedirs(self.playlists, exist_ok=True)
-        self.conf = os.path.join(root, "mpd.conf")
-        with open(self.conf, "w") as f:
-            f.write(f'music_directory "{root}/music"\n'
-                    f'playlist_directory "{self.playlists}"\n'
-                    f'db_file "{root}/db"\n'
-                    f'state_file "{root}/state"\n'
-                    f'sticker_file "{root}/sticker"\n'
-                    f'bind_to_address "{self.socket}"\n'
-                    'auto_update "no"\n'
-                    'zeroconf_enabled "no"\n'
-                    'input {\n\tplugin "curl"\n}\n'
-                    'audio_output {\n\ttype "null"\n\tname "null"\n}\n')
-        self.process = None
-
-    def start(self):
-        mpd = shutil.which("mpd")
-        if mpd is None:
-            raise AssertionError("mpd is missing: apt-get install mpd")
-        self.process = subprocess.Popen(
-            [mpd, "--no-daemon", "--stderr", self.conf],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=open(os.path.join(self.root, "mpd.log"), "a"))
-        wait_until(self.alive, 10, "MPD to start")
-
-    def stop(self):
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(10)
-            self.process = None
-
-    def alive(self):
-        try:
-            self.command("ping")
-            return True
-        except OSError:
-            return False
-
-    def command(self, *lines):
-        """Sends command lines; returns the answer's lines (ACK raises)."""
-        with socket.socket(socket.AF_UNIX) as s:
-            s.settimeout(10)
-            s.connect(self.socket)
-            f = s.makefile("rwb")
-            greeting = f.readline()
-            if not greeting.startswith(b"OK MPD"):
-                raise OSError("not MPD")
-            out = []
-            for line in lines:
-                f.write(line.encode() + b"\n")
-                f.flush()
-                while True:
-                    answer = f.readline().decode().rstrip("\n")
-                    if answer == "OK":
-                        break
-                    if answer.startswith("ACK"):
-                        raise RuntimeError(answer)
-                    if answer == "":
-                        raise OSError("MPD closed the connection")
-                    out.append(answer)
-            return out
-
-    def values(self, command, key):
-        return [line.split(": ", 1)[1] for line in self.command(command)
-                if line.startswith(key + ": ")]
-
-
-def quote(text):
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 class World:
