@@ -8,7 +8,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -18,7 +17,7 @@ import wave
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "support"))
-from mpdtest import Mpd, quote, wait_until  # noqa: E402
+from mpdtest import Channel, Mpd, quote, wait_until  # noqa: E402
 
 BRIDGE = os.environ.get("MPD_BRIDGE")
 SERVER = os.environ.get("FEED_TEST_SERVER")
@@ -244,38 +243,12 @@ def t_concurrent_writers(w):
 
 def t_channel_command(w):
     """any MPD client: a channel command runs, an unknown one is refused"""
-    with socket.socket(socket.AF_UNIX) as s:
-        s.settimeout(10)
-        s.connect(w.mpd.socket)
-        f = s.makefile("rwb")
-        f.readline()
-
-        def ask(line):
-            f.write(line.encode() + b"\n")
-            f.flush()
-            out = []
-            while True:
-                answer = f.readline().decode().rstrip("\n")
-                if answer == "OK" or answer.startswith("ACK"):
-                    return out, answer
-                out.append(answer)
-
-        def reply():
-            def read():
-                out, _ = ask("readmessages")
-                return [l.split(": ", 1)[1] for l in out
-                        if l.startswith("message: ")]
-            return wait_until(read, 10, "a reply")
-
-        ask("subscribe test-replies")
-        ask('sendmessage mpd-bridge "@test-replies ping"')
-        check(reply() == ["ok pong"], "no pong")
-        ask('sendmessage mpd-bridge "@test-replies frobnicate"')
-        answer = reply()
+    with Channel(w.mpd, "test-replies") as channel:
+        check(channel.send("ping") == ["ok pong"], "no pong")
+        answer = channel.send("frobnicate")
         check(answer[0].startswith("error unknown command 'frobnicate'"),
               answer)
-        ask('sendmessage mpd-bridge "@test-replies unsubscribe nothing"')
-        answer = reply()
+        answer = channel.send("unsubscribe nothing")
         check(answer[0].startswith("error no subscription"), answer)
 
 

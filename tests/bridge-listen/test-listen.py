@@ -23,7 +23,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -35,7 +34,7 @@ import wave
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "support"))
-from mpdtest import Mpd, quote, wait_until  # noqa: E402
+from mpdtest import Channel, Mpd, quote, wait_until  # noqa: E402
 
 BRIDGE = os.environ.get("MPD_BRIDGE")
 
@@ -694,29 +693,8 @@ def t_mark(w):
     r = w.bridge("mark", "halfway", GUID + "ep1")
     check(r.returncode != 0, f"mark halfway accepted: {r.stdout}")
     # Any MPD client.
-    with socket.socket(socket.AF_UNIX) as s:
-        s.settimeout(10)
-        s.connect(w.mpd.socket)
-        f = s.makefile("rwb")
-        f.readline()
-
-        def ask(line):
-            f.write(line.encode() + b"\n")
-            f.flush()
-            out = []
-            while True:
-                answer = f.readline().decode().rstrip("\n")
-                if answer == "OK" or answer.startswith("ACK"):
-                    return out
-                out.append(answer)
-
-        def reply():
-            return [l.split(": ", 1)[1] for l in ask("readmessages")
-                    if l.startswith("message: ")]
-        ask("subscribe listen-replies")
-        ask('sendmessage mpd-bridge "@listen-replies mark listened '
-            f'{GUID}ep3"')
-        answer = wait_until(reply, 10, "the daemon's reply")
+    with Channel(w.mpd, "listen-replies") as channel:
+        answer = channel.send(f"mark listened {GUID}ep3")
         check(answer[0].startswith("ok"), answer)
     check(episode(w, "ep3")["state"] == "listened", episode(w, "ep3"))
 

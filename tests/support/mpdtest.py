@@ -112,3 +112,50 @@ class Mpd:
 
 def quote(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class Channel:
+    """A client that stays connected, as a channel's subscriptions are
+    per connection: subscribe to @reply, send command lines to the bridge,
+    read its answers."""
+
+    def __init__(self, mpd, reply, bridge="mpd-bridge"):
+        self.socket = socket.socket(socket.AF_UNIX)
+        self.socket.settimeout(10)
+        self.socket.connect(mpd.socket)
+        self.file = self.socket.makefile("rwb")
+        self.file.readline()
+        self.reply = reply
+        self.bridge = bridge
+        self.ask(f"subscribe {reply}")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.file.close()
+        self.socket.close()
+
+    def ask(self, line):
+        """One command; its lines (an ACK ends them too)."""
+        self.file.write(line.encode() + b"\n")
+        self.file.flush()
+        out = []
+        while True:
+            answer = self.file.readline().decode().rstrip("\n")
+            if answer == "OK" or answer.startswith("ACK") or answer == "":
+                return out
+            out.append(answer)
+
+    def send(self, command):
+        """Sends @command to the bridge, answering to our channel, and
+        waits for the answer."""
+        text = f"@{self.reply} {command}".replace("\\", "\\\\")
+        self.ask('sendmessage %s "%s"' % (self.bridge,
+                                           text.replace('"', '\\"')))
+
+        def read():
+            return [line.split(": ", 1)[1]
+                    for line in self.ask("readmessages")
+                    if line.startswith("message: ")]
+        return wait_until(read, 10, "the bridge's answer")
