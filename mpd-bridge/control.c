@@ -693,3 +693,25 @@ bridge_command_run(Bridge *bridge, char **argv, GString *out, GError **error)
 		            command->args);
 	return command->run(bridge, argv + 1, out, error);
 }
+
+gboolean
+bridge_command_parse_message(const char *text, char **reply_channel,
+                             char ***argv, GError **error)
+{
+	g_autofree char *channel = NULL;
+	g_autoptr(GError) shell_error = NULL;
+
+	if (text[0] == '@') {
+		const char *space = strchr(text, ' ');
+		gsize length = space != NULL ? (gsize)(space - text - 1)
+		                             : strlen(text + 1);
+
+		channel = g_strndup(text + 1, length);
+		text = space != NULL ? space + 1 : "";
+	}
+	if (!g_shell_parse_argv(text, NULL, argv, &shell_error))
+		return usage_error(error, "cannot read the command: %s",
+		                   shell_error->message);
+	*reply_channel = g_steal_pointer(&channel);
+	return TRUE;
+}

@@ -35,6 +35,16 @@ bridge_command_lookup(const char *name);
 gboolean
 bridge_command_run(Bridge *bridge, char **argv, GString *out, GError **error);
 
+/*
+ * Splits a channel message, "[@REPLY] COMMAND [ARG…]", into the channel
+ * to answer on (*@reply_channel, NULL when the message names none) and
+ * the command's argv, quoted as a shell would. A message that does not
+ * split (an open quote, no command) is a usage error.
+ */
+gboolean
+bridge_command_parse_message(const char *text, char **reply_channel,
+                             char ***argv, GError **error);
+
 /* The error domain of commands: bad input a person should fix. */
 #define BRIDGE_COMMAND_ERROR (bridge_command_error_quark())
 

@@ -70,7 +70,6 @@ on_message(const char *text, gpointer data)
 	Bridge *bridge = data;
 	g_autofree char *default_reply =
 	        g_strconcat(bridge->config->channel, "-replies", NULL);
-	const char *reply_channel = default_reply;
 	g_autofree char *own_reply = NULL;
 	g_auto(GStrv) argv = NULL;
 	g_autoptr(GString) out = g_string_new(NULL);
@@ -78,18 +77,8 @@ on_message(const char *text, gpointer data)
 	g_autofree char *answer = NULL;
 	g_autoptr(GError) save_error = NULL;
 
-	if (text[0] == '@') {
-		const char *space = strchr(text, ' ');
-
-		gsize length = space != NULL ? (gsize)(space - text - 1)
-		                             : strlen(text + 1);
-
-		own_reply = g_strndup(text + 1, length);
-		reply_channel = own_reply;
-		text = space != NULL ? space + 1 : "";
-	}
 	g_message("command from MPD: %s", text);
-	if (!g_shell_parse_argv(text, NULL, &argv, &error) ||
+	if (!bridge_command_parse_message(text, &own_reply, &argv, &error) ||
 	    !bridge_command_run(bridge, argv, out, &error)) {
 		answer = g_strconcat("error ", error->message, NULL);
 		g_message("%s", answer);
@@ -99,7 +88,7 @@ on_message(const char *text, gpointer data)
 	/* Saved before the answer, so a reader of the state sees it. */
 	if (!bridge_save(bridge, &save_error))
 		g_warning("%s", save_error->message);
-	reply(bridge, reply_channel, answer);
+	reply(bridge, own_reply != NULL ? own_reply : default_reply, answer);
 }
 
 static void
