@@ -5,7 +5,11 @@ Standard library only. Binds 127.0.0.1 on a free port, prints the port as
 the first line of standard output, and serves until it is killed or its
 standard input closes (so a test that crashes never leaves it running).
 
-    feed-server.py [--https CERT KEY] [--no-stdin]
+    feed-server.py [--https CERT KEY] [--no-stdin] [--address ADDR]...
+
+--address (repeatable) binds those addresses instead of 127.0.0.1, all on
+the one port printed (127.0.0.2 to 127.0.0.8 make distinct hosts on Linux
+loopback), and they share one log and one set of counts.
 
 What a path does (NAME is [A-Za-z0-9_-]+):
 
@@ -25,13 +29,22 @@ What a path does (NAME is [A-Za-z0-9_-]+):
   /tohost/HOST/REST     a 302 to the same port on HOST, path /REST
   /authredirect/HOST/REST
                         like /tohost, but only with Basic user:secret
-  /status/CODE          that status with a short HTML body
+  /status/CODE[/NAME]   that status with a short HTML body
   /slow                 a feed dribbled over about 2 seconds
-  /stall                headers and half a feed, then silence until the
+
+Faults (the optional NAME only makes URLs distinct and names the feed):
+
+  /stall[/NAME]         headers and half a feed, then silence until the
                         client goes away
-  /truncate             Content-Length larger than the body, then close:
+  /hang[/NAME]          reads the request, then silence until the client
+                        goes away: no status line, no headers
+  /truncate[/NAME]      Content-Length larger than the body, then close:
                         two whole items and half of a third
-  /reset                closes the connection without answering (RST)
+  /truncate-chunked[/NAME]
+                        the same cut in a chunked body: close without the
+                        last chunk
+  /reset[/NAME]         closes the connection without answering (RST)
+  /reset-body[/NAME]    headers and half a feed, then RST
   /page/rss/NAME        HTML linking /feed/NAME (rel=alternate, RSS)
   /page/atom/NAME       HTML linking only /atom/NAME
   /page/none            HTML linking no feed
@@ -194,6 +207,17 @@ def html_page(name, kind):
             "<a href=/episodes>episodes</a>\n</body>\n</html>\n").encode()
 
 
+# Fault paths and the Handler methods that answer them.
+FAULTS = {
+    "stall": "stall",
+    "hang": "hang",
+    "truncate": "truncate",
+    "truncate-chunked": "truncate_chunked",
+    "reset": "reset",
+    "reset-body": "reset_body",
+}
+
+
 class State:
     """What the server has seen, shared by every handler thread."""
 
@@ -285,10 +309,11 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
 
-    def __init__(self, address, scheme):
+    def __init__(self, address, scheme, state=None):
         super().__init__(address, Handler)
         self.scheme = scheme
-        self.state = State()
+        # Servers on several addresses share one State.
+        self.state = state if state is not None else State()
         self.aborted = set()
         self.aborted_lock = threading.Lock()
 
@@ -504,19 +529,17 @@ class Handler(BaseHTTPRequestHandler):
         elif head == "authredirect" and len(rest) >= 2:
             if self.authorized():
                 self.to_host(rest)
-        elif head == "status" and len(rest) == 1 and rest[0].isdigit():
+        elif head == "status" and len(rest) in (1, 2) and \
+                rest[0].isdigit() and \
+                (len(rest) == 1 or valid_name(rest[1])):
             code = int(rest[0])
             headers = [("Retry-After", "120")] if code == 503 else []
             self.send_body(code, f"<html><body>status {code}</body></html>\n"
                            .encode(), "text/html", headers)
         elif path == "/slow":
             self.slow()
-        elif path == "/stall":
-            self.stall()
-        elif path == "/truncate":
-            self.truncate()
-        elif path == "/reset":
-            self.reset()
+        elif head in FAULTS and (not rest or one):
+            getattr(self, FAULTS[head])(name or head)
         elif head == "page" and len(rest) == 2 and rest[0] in ("rss", "atom") \
                 and valid_name(rest[1]):
             self.send_body(200, html_page(rest[1], rest[0]),
@@ -582,14 +605,24 @@ class Handler(BaseHTTPRequestHandler):
             if i < pieces - 1:
                 time.sleep(0.2)
 
-    def stall(self):
-        body = rss_feed("stall")
+    def half_feed(self, name):
+        """Headers and the first half of feed @name's body, sent now."""
+        body = rss_feed(name)
         self.send_response(200)
         self.send_header("Content-Type", "application/rss+xml")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body[:len(body) // 2])
         self.wfile.flush()
+
+    def stall(self, name):
+        self.half_feed(name)
+        self.wait_for_hangup()
+
+    def hang(self, name):
+        self.wait_for_hangup()
+
+    def wait_for_hangup(self):
         # Silence until the client hangs up (or five minutes pass).
         sock = self.connection
         deadline = time.monotonic() + 300
@@ -603,11 +636,16 @@ class Handler(BaseHTTPRequestHandler):
                     break
         self.close_connection = True
 
-    def truncate(self):
-        body = rss_feed("truncate", n=4)
+    @staticmethod
+    def truncated_feed(name):
+        """Feed @name of four items, and where it is cut: in the third."""
+        body = rss_feed(name, n=4)
         third = body.index(b"<item>", body.index(b"<item>",
                            body.index(b"<item>") + 1) + 1)
-        cut = third + 40
+        return body, third + 40
+
+    def truncate(self, name):
+        body, cut = self.truncated_feed(name)
         self.send_response(200)
         self.send_header("Content-Type", "application/rss+xml")
         self.send_header("Content-Length", str(len(body)))
@@ -616,7 +654,25 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
 
-    def reset(self):
+    def truncate_chunked(self, name):
+        body, cut = self.truncated_feed(name)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/rss+xml")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for start in range(0, cut, 512):
+            chunk = body[start:min(start + 512, cut)]
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        self.wfile.flush()
+        self.close_connection = True
+
+    def reset_body(self, name):
+        self.half_feed(name)
+        # Let the client read what was sent: a RST can overtake it.
+        time.sleep(0.2)
+        self.reset(name)
+
+    def reset(self, name):
         self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
                                    struct.pack("ii", 1, 0))
         with self.server.aborted_lock:
@@ -675,25 +731,51 @@ def watch_stdin():
     os._exit(0)
 
 
+def bind_all(addresses, scheme):
+    """A Server on each of @addresses, all on one free port."""
+    state = State()
+    for _ in range(50):
+        servers = [Server((addresses[0], 0), scheme, state)]
+        port = servers[0].server_address[1]
+        try:
+            for address in addresses[1:]:
+                servers.append(Server((address, port), scheme, state))
+            return servers
+        except OSError:
+            # That port is taken on another address: try another.
+            for server in servers:
+                server.server_close()
+    sys.exit("feed-server.py: no port free on every address")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--https", nargs=2, metavar=("CERT", "KEY"))
     parser.add_argument("--no-stdin", action="store_true",
                         help="do not exit when standard input closes")
+    parser.add_argument("--address", action="append", metavar="ADDR",
+                        help="listen on ADDR (repeatable; default "
+                        "127.0.0.1), every one on the same port")
     args = parser.parse_args()
 
-    server = Server(("127.0.0.1", 0), "https" if args.https else "http")
+    servers = bind_all(args.address or ["127.0.0.1"],
+                       "https" if args.https else "http")
     if args.https:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(args.https[0], args.https[1])
         # The handshake happens in the handler's thread, on first read.
-        server.socket = context.wrap_socket(server.socket, server_side=True,
-                                            do_handshake_on_connect=False)
-    print(server.server_address[1], flush=True)
+        for server in servers:
+            server.socket = context.wrap_socket(
+                server.socket, server_side=True,
+                do_handshake_on_connect=False)
+    print(servers[0].server_address[1], flush=True)
     if not args.no_stdin:
         threading.Thread(target=watch_stdin, daemon=True).start()
+    for server in servers[1:]:
+        threading.Thread(target=server.serve_forever, args=(0.1,),
+                         daemon=True).start()
     try:
-        server.serve_forever(poll_interval=0.1)
+        servers[0].serve_forever(poll_interval=0.1)
     except KeyboardInterrupt:
         pass
     os._exit(0)
