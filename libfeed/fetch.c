@@ -33,6 +33,7 @@ struct Fetch {
 	gpointer user_data;
 	FeedFetchResult *result;
 	gint64 started; /* monotonic microseconds */
+	gint64 begun;   /* its first transfer's start, the same; 0: not yet */
 	GCancellable *cancellable;
 	gulong cancel_handler; /* 0 when not connected */
 	GSource *cancel_idle;  /* pending cancellation, or NULL */
@@ -298,11 +299,20 @@ feed_fetch_start_transfer(Fetch *fetch)
 {
 	FeedFetcher *fetcher = fetch->fetcher;
 	const FeedFetchRequest *request = fetch->request;
-	gint64 spent =
-	        (g_get_monotonic_time() - fetch->started) / G_USEC_PER_SEC;
-	long left = (long)fetcher->total_timeout - (long)spent;
+	gint64 now = g_get_monotonic_time();
+	gint64 spent;
+	long left;
 	const char *ca_bundle = g_getenv("CURL_CA_BUNDLE");
 	CURL *easy;
+
+	/*
+	 * The time limit runs from the first transfer, not from the queue: a
+	 * feed kept waiting behind stalled ones has not been slow itself.
+	 */
+	if (fetch->begun == 0)
+		fetch->begun = now;
+	spent = (now - fetch->begun) / G_USEC_PER_SEC;
+	left = (long)fetcher->total_timeout - (long)spent;
 
 	if (!scheme_allowed(fetch, fetch->url)) {
 		if (fetch->first)

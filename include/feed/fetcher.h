@@ -211,7 +211,9 @@ feed_fetcher_set_max_per_host(FeedFetcher *fetcher, guint max_per_host);
  *
  * @param fetcher a fetcher
  * @param connect_seconds to connect, 0 meaning the default, 15
- * @param total_seconds for the whole transfer, 0 meaning the default, 120
+ * @param total_seconds for the whole fetch, redirects and pages included,
+ *        counted from its first request (not while it waits for a free
+ *        transfer), 0 meaning the default, 120
  * @param stall_seconds without a byte received, 0 meaning the default, 30
  * @since 0.1
  */

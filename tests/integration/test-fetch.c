@@ -1036,6 +1036,27 @@ test_total_timeout(Fixture *fx, gconstpointer data)
 }
 
 static void
+test_timeout_not_queued(Fixture *fx, gconstpointer data)
+{
+	Outcome stalled = { 0 };
+	Outcome queued = { 0 };
+
+	g_test_summary("One transfer at a time and a 2 s limit: a feed that "
+	               "waits behind a stalled one for that long still gets "
+	               "its own 2 s");
+	feed_fetcher_set_max_transfers(fx->fetcher, 1);
+	feed_fetcher_set_timeouts(fx->fetcher, 5, 2, 30);
+	start_fetch(fx, request_for("/stall"), NULL, &stalled);
+	start_fetch(fx, request_for("/feed/queued"), NULL, &queued);
+	wait_count(fx, &queued.calls, 1);
+	g_assert_error(stalled.error, FEED_ERROR, FEED_ERROR_TIMEOUT);
+	g_assert_no_error(queued.error);
+	assert_updated(queued.result, "queued", 3);
+	outcome_clear(&stalled);
+	outcome_clear(&queued);
+}
+
+static void
 collect_title(FeedEpisode *episode, gpointer data)
 {
 	GPtrArray *titles = data;
@@ -1815,6 +1836,8 @@ main(int argc, char **argv)
 	ADD("/fetch/transfer/slow", test_slow, NULL);
 	ADD("/fetch/transfer/stall", test_stall, NULL);
 	ADD("/fetch/transfer/total-timeout", test_total_timeout, NULL);
+	ADD("/fetch/transfer/timeout-not-queued", test_timeout_not_queued,
+	    NULL);
 	ADD("/fetch/transfer/truncated", test_truncated, NULL);
 	ADD("/fetch/transfer/reset", test_reset, NULL);
 	ADD("/fetch/transfer/refused", test_refused, NULL);
