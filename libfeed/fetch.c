@@ -576,8 +576,13 @@ curl_failed(Fetch *fetch, CURLcode code)
 		fail(fetch, FEED_ERROR_SCHEME, "%s", detail);
 		break;
 	case CURLE_PARTIAL_FILE:
+		/*
+		 * The parser repairs a cut document, so only this error tells
+		 * a truncated feed from a short one.
+		 */
 		fail(fetch, FEED_ERROR_NETWORK,
-		     "the connection closed before the whole feed came (%s)",
+		     "truncated: the connection closed before the whole feed "
+		     "came (%s)",
 		     detail);
 		break;
 	case CURLE_URL_MALFORMAT:

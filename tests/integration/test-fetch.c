@@ -1064,46 +1064,56 @@ collect_title(FeedEpisode *episode, gpointer data)
 	g_ptr_array_add(titles, g_strdup(feed_episode_get_title(episode)));
 }
 
+/*
+ * @data is the server's path: a body cut in its third item, short of its
+ * Content-Length or without its last chunk.
+ */
 static void
 test_truncated(Fixture *fx, gconstpointer data)
 {
+	const char *path = data;
+	g_autofree char *first = g_strdup_printf("%s episode 1", path + 1);
+	g_autofree char *second = g_strdup_printf("%s episode 2", path + 1);
 	g_autoptr(GError) error = NULL;
 	g_autoptr(FeedFetchResult) result = NULL;
 	g_autoptr(FeedFetchResult) streamed = NULL;
 	g_autoptr(GPtrArray) titles = g_ptr_array_new_with_free_func(g_free);
 	FeedFetchRequest *request;
-	FeedChannel *channel;
 
-	g_test_summary("Content-Length larger than the body: the whole "
-	               "items before the cut stream out; the fetch either "
-	               "keeps them or fails with FEED_ERROR_NETWORK");
-	result = fetch_path(fx, "/truncate", FEED_FETCH_DEFAULT, &error);
-	channel = feed_fetch_result_get_channel(result);
-	if (error != NULL) {
-		g_test_message("truncated: %s", error->message);
-		g_assert_error(error, FEED_ERROR, FEED_ERROR_NETWORK);
-	} else {
-		g_test_message("truncated: the fetch succeeded");
-		g_assert_nonnull(channel);
-		g_assert_cmpuint(feed_channel_get_n_episodes(channel), >=, 2);
-		g_assert_cmpstr(feed_episode_get_title(
-		                        feed_channel_get_episode(channel, 0)),
-		                ==, "truncate episode 1");
-		g_assert_cmpstr(feed_episode_get_title(
-		                        feed_channel_get_episode(channel, 1)),
-		                ==, "truncate episode 2");
-	}
+	g_test_summary("A body cut short of its length: the fetch fails with "
+	               "FEED_ERROR_NETWORK and says truncated, though the "
+	               "parser could repair the document; the whole items "
+	               "before the cut still stream out");
+	result = fetch_path(fx, path, FEED_FETCH_DEFAULT, &error);
+	g_assert_error(error, FEED_ERROR, FEED_ERROR_NETWORK);
+	g_assert_nonnull(strstr(error->message, "truncated"));
+	g_assert_null(feed_fetch_result_get_channel(result));
 	g_assert_cmpuint(feed_fetch_result_get_http_status(result), ==, 200);
 	g_clear_error(&error);
 
-	request = request_for("/truncate");
+	request = request_for(path);
 	feed_fetch_request_set_episode_func(request, collect_title, titles);
 	streamed = fetch_request(fx, request, &error);
-	if (error != NULL)
-		g_assert_error(error, FEED_ERROR, FEED_ERROR_NETWORK);
-	g_assert_cmpuint(titles->len, >=, 2);
-	g_assert_cmpstr(titles->pdata[0], ==, "truncate episode 1");
-	g_assert_cmpstr(titles->pdata[1], ==, "truncate episode 2");
+	g_assert_error(error, FEED_ERROR, FEED_ERROR_NETWORK);
+	g_assert_cmpuint(titles->len, ==, 2);
+	g_assert_cmpstr(titles->pdata[0], ==, first);
+	g_assert_cmpstr(titles->pdata[1], ==, second);
+}
+
+static void
+test_hang(Fixture *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedFetchResult) result = NULL;
+
+	g_test_summary("A server that reads the request and never answers: "
+	               "FEED_ERROR_TIMEOUT after the stall timeout, no HTTP "
+	               "status");
+	feed_fetcher_set_timeouts(fx->fetcher, 5, 60, 1);
+	result = fetch_path(fx, "/hang", FEED_FETCH_DEFAULT, &error);
+	g_assert_error(error, FEED_ERROR, FEED_ERROR_TIMEOUT);
+	g_assert_cmpuint(feed_fetch_result_get_http_status(result), ==, 0);
+	g_assert_cmpuint(feed_fetch_result_get_bytes_received(result), ==, 0);
 }
 
 static void
@@ -1117,6 +1127,21 @@ test_reset(Fixture *fx, gconstpointer data)
 	result = fetch_path(fx, "/reset", FEED_FETCH_DEFAULT, &error);
 	g_assert_error(error, FEED_ERROR, FEED_ERROR_NETWORK);
 	g_assert_cmpuint(feed_fetch_result_get_http_status(result), ==, 0);
+}
+
+static void
+test_reset_body(Fixture *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedFetchResult) result = NULL;
+
+	g_test_summary("Headers and half a body, then a RST: "
+	               "FEED_ERROR_NETWORK naming the reset, no channel");
+	result = fetch_path(fx, "/reset-body", FEED_FETCH_DEFAULT, &error);
+	g_assert_error(error, FEED_ERROR, FEED_ERROR_NETWORK);
+	g_assert_nonnull(strstr(error->message, "reset"));
+	g_assert_null(feed_fetch_result_get_channel(result));
+	g_assert_cmpuint(feed_fetch_result_get_http_status(result), ==, 200);
 }
 
 static void
@@ -1836,10 +1861,14 @@ main(int argc, char **argv)
 	ADD("/fetch/transfer/slow", test_slow, NULL);
 	ADD("/fetch/transfer/stall", test_stall, NULL);
 	ADD("/fetch/transfer/total-timeout", test_total_timeout, NULL);
+	ADD("/fetch/transfer/hang", test_hang, NULL);
 	ADD("/fetch/transfer/timeout-not-queued", test_timeout_not_queued,
 	    NULL);
-	ADD("/fetch/transfer/truncated", test_truncated, NULL);
+	ADD("/fetch/transfer/truncated", test_truncated, "/truncate");
+	ADD("/fetch/transfer/truncated-chunked", test_truncated,
+	    "/truncate-chunked");
 	ADD("/fetch/transfer/reset", test_reset, NULL);
+	ADD("/fetch/transfer/reset-body", test_reset_body, NULL);
 	ADD("/fetch/transfer/refused", test_refused, NULL);
 	ADD("/fetch/discovery/rss", test_discovery, "rss");
 	ADD("/fetch/discovery/atom", test_discovery, "atom");
