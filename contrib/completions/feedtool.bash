@@ -52,13 +52,13 @@ _feedtool()
 		;;
 	refresh)
 		case $prev in
-		-j | --jobs) return ;;
+		-j | --jobs | --timeout | --stall-timeout) return ;;
 		--cache) _feedtool_dirs "$word"; return ;;
 		--urls) _feedtool_files "$word"; return ;;
 		esac
 		# URLs: nothing to complete but the options.
-		COMPREPLY=($(compgen -W '--jobs --cache --json --urls --help' \
-			-- "$cur"))
+		COMPREPLY=($(compgen -W '--jobs --cache --json --urls --timeout
+			--stall-timeout --help' -- "$cur"))
 		return
 		;;
 	playlist)

@@ -33,7 +33,9 @@ typedef struct {
 	guint updated, not_modified, unchanged, moved, failed;
 	guint64 episodes;
 	guint64 bytes;
-	gint64 started; /* monotonic microseconds */
+	gint64 started;      /* monotonic microseconds */
+	guint timeout;       /* seconds for a whole fetch, 0: the default */
+	guint stall_timeout; /* seconds without a byte, 0: the default */
 } Refresh;
 
 /* One fetcher on its own thread, with the feeds of some hosts. */
@@ -364,6 +366,8 @@ run_worker(gpointer data)
 	worker->loop = g_main_loop_new(context, FALSE);
 	fetcher = feed_fetcher_new(context);
 	feed_fetcher_set_max_transfers(fetcher, worker->jobs);
+	feed_fetcher_set_timeouts(fetcher, 0, worker->refresh->timeout,
+	                          worker->refresh->stall_timeout);
 	worker->left = worker->urls->len;
 	for (guint i = 0; i < worker->urls->len; i++)
 		start(worker, fetcher, worker->urls->pdata[i]);
@@ -449,6 +453,8 @@ int
 refresh_command(int argc, char **argv)
 {
 	int jobs = 8;
+	int timeout = 0;
+	int stall_timeout = 0;
 	gboolean json = FALSE;
 	g_autofree char *cache_dir = NULL;
 	g_autofree char *urls_file = NULL;
@@ -464,6 +470,13 @@ refresh_command(int argc, char **argv)
 		  "One JSON object per feed, a line each", NULL },
 		{ "urls", 0, 0, G_OPTION_ARG_FILENAME, &urls_file,
 		  "Read URLs from FILE, one a line", "FILE" },
+		{ "timeout", 0, 0, G_OPTION_ARG_INT, &timeout,
+		  "Give up on a feed after SECONDS in all (default 120)",
+		  "SECONDS" },
+		{ "stall-timeout", 0, 0, G_OPTION_ARG_INT, &stall_timeout,
+		  "Give up on a feed after SECONDS without a byte "
+		  "(default 30)",
+		  "SECONDS" },
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &args,
 		  NULL, "URL…" },
 		G_OPTION_ENTRY_NULL
@@ -480,11 +493,14 @@ refresh_command(int argc, char **argv)
 	                 "of the last run,\nand prints a line per feed and a "
 	                 "summary.");
 	if (!g_option_context_parse(context, &argc, &argv, &error) ||
-	    jobs < 1 || (args == NULL && urls_file == NULL)) {
+	    jobs < 1 || timeout < 0 || stall_timeout < 0 ||
+	    (args == NULL && urls_file == NULL)) {
 		fprintf(stderr, "feedtool refresh: %s\n",
 		        error != NULL ? error->message
 		        : jobs < 1    ? "--jobs must be at least 1"
-		                   : "give at least one URL, or --urls FILE");
+		        : timeout < 0 || stall_timeout < 0
+		                ? "a timeout must be a number of seconds"
+		                : "give at least one URL, or --urls FILE");
 		fprintf(stderr, "Try 'feedtool refresh --help'.\n");
 		return 2;
 	}
@@ -498,6 +514,8 @@ refresh_command(int argc, char **argv)
 		return 1;
 	}
 	refresh.json = json;
+	refresh.timeout = (guint)timeout;
+	refresh.stall_timeout = (guint)stall_timeout;
 	refresh.progress = isatty(STDERR_FILENO);
 	refresh.total = urls->len;
 	refresh.started = g_get_monotonic_time();
