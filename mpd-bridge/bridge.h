@@ -22,7 +22,6 @@ typedef struct {
 	guint checkpoint;       /* source saving the position while playing */
 	guint resume_timer;     /* source of a pending resume; 0: none */
 	GHashTable *unseekable; /* episode ids whose seek failed, logged */
-	GRegex *prefixes;       /* tracking-redirect prefixes of stream URLs */
 } BridgeTracking;
 
 typedef struct {
@@ -41,6 +40,8 @@ typedef struct {
 	                         here; NULL until the first */
 	char *new_pushed;     /* hash of the new-episodes playlist last sent
 	                         to MPD; NULL before the first */
+	char *starred_pushed; /* the same, of the starred playlist */
+	GRegex *url_prefixes; /* tracking-redirect prefixes; NULL until used */
 	BridgeTracking tracking;
 } Bridge;
 

@@ -4,6 +4,7 @@
 
 #define GROUP_MPD    "mpd"
 #define GROUP_BRIDGE "bridge"
+#define GROUP_LISTEN "listening"
 
 static gboolean
 read_string(GKeyFile *file, const char *group, const char *key, char **value,
@@ -106,7 +107,20 @@ read_file(BridgeConfig *config, GKeyFile *file, GError **error)
 	               &config->new_limit, error) ||
 	    !read_bool(file, GROUP_BRIDGE, "auto_queue", &config->auto_queue,
 	               error) ||
-	    !read_uint(file, GROUP_BRIDGE, "jobs", 1, 64, &config->jobs, error))
+	    !read_uint(file, GROUP_BRIDGE, "jobs", 1, 64, &config->jobs,
+	               error) ||
+	    !read_string(file, GROUP_BRIDGE, "later_playlist",
+	                 &config->later_playlist, error) ||
+	    !read_string(file, GROUP_BRIDGE, "starred_playlist",
+	                 &config->starred_playlist, error) ||
+	    !read_string(file, GROUP_BRIDGE, "list_prefix",
+	                 &config->list_prefix, error) ||
+	    !read_uint(file, GROUP_BRIDGE, "retention", 1, 100 * 365,
+	               &config->retention_days, error) ||
+	    !read_uint(file, GROUP_LISTEN, "tail_percent", 0, 50,
+	               &config->listened_percent, error) ||
+	    !read_uint(file, GROUP_LISTEN, "tail_seconds", 0, 3600,
+	               &config->listened_seconds, error))
 		return FALSE;
 	config->mpd.port = port;
 	config->mpd.timeout_ms = timeout * 1000;
@@ -137,6 +151,12 @@ bridge_config_load(const char *path, GError **error)
 	config->keep = 100;
 	config->new_limit = 100;
 	config->jobs = 8;
+	config->later_playlist = g_strdup("Podcasts: Play later");
+	config->starred_playlist = g_strdup("Podcasts: Starred");
+	config->list_prefix = g_strdup("Podcast list: ");
+	config->retention_days = 180;
+	config->listened_percent = 5;
+	config->listened_seconds = 60;
 	config->config_path =
 	        path != NULL ? g_strdup(path)
 	                     : g_build_filename(g_get_user_config_dir(),
@@ -174,6 +194,9 @@ bridge_config_free(BridgeConfig *config)
 	g_free(config->channel);
 	g_free(config->playlist_prefix);
 	g_free(config->new_playlist);
+	g_free(config->later_playlist);
+	g_free(config->starred_playlist);
+	g_free(config->list_prefix);
 	g_free(config->music_directory);
 	g_free(config->config_path);
 	g_free(config->state_path);

@@ -4,6 +4,8 @@
  */
 #include "control.h"
 
+#include "identity.h"
+#include "lists.h"
 #include "refresh.h"
 #include "sync.h"
 #include "tracker.h"
@@ -259,9 +261,8 @@ find_episode(Bridge *bridge, const char *key, GError **error)
 	return episode;
 }
 
-/* EPISODE…: numbers, guids, URLs or "latest FEED"; NULL on error. */
-static GPtrArray *
-find_episodes(Bridge *bridge, char **args, GError **error)
+GPtrArray *
+bridge_command_find_episodes(Bridge *bridge, char **args, GError **error)
 {
 	g_autoptr(GPtrArray) chosen = g_ptr_array_new();
 
@@ -300,7 +301,8 @@ find_episodes(Bridge *bridge, char **args, GError **error)
 static gboolean
 run_queue(Bridge *bridge, char **args, GString *out, GError **error)
 {
-	g_autoptr(GPtrArray) chosen = find_episodes(bridge, args, error);
+	g_autoptr(GPtrArray) chosen =
+	        bridge_command_find_episodes(bridge, args, error);
 
 	if (chosen == NULL)
 		return FALSE;
@@ -326,13 +328,14 @@ run_mark(Bridge *bridge, char **args, GString *out, GError **error)
 		return usage_error(error,
 		                   "mark listened, unlistened or new, not '%s'",
 		                   how);
-	chosen = find_episodes(bridge, args + 1, error);
+	chosen = bridge_command_find_episodes(bridge, args + 1, error);
 	if (chosen == NULL)
 		return FALSE;
 	for (guint i = 0; i < chosen->len; i++) {
 		BridgeEpisode *episode = chosen->pdata[i];
 
-		episode->listened = strcmp(how, "listened") == 0;
+		bridge_lists_set_listened(bridge, episode,
+		                          strcmp(how, "listened") == 0);
 		/* New again means from the start, with no trace of play. */
 		if (strcmp(how, "new") == 0) {
 			episode->position = 0;
@@ -366,8 +369,9 @@ run_status(Bridge *bridge, char **args, GString *out, GError **error)
 	if (bridge->mpd == NULL ||
 	    !bridge_mpd_player_status(bridge->mpd, &status, error))
 		return FALSE;
-	episode = status.uri != NULL ? bridge_tracker_match(bridge, status.uri)
-	                             : NULL;
+	episode = status.uri != NULL
+	                  ? bridge_identity_find_by_url(bridge, status.uri)
+	                  : NULL;
 	if (episode == NULL) {
 		g_string_append(out, status.uri != NULL
 		                             ? "MPD plays no podcast episode"
@@ -502,9 +506,32 @@ state_of(const BridgeEpisode *episode)
 	if (episode->listened)
 		return "listened";
 	if (episode->position > 0)
-		return "started";
+		return "in-progress";
 	return "new";
 }
+
+/* Whether @episode is in @state: one of its states, starred or later. */
+static gboolean
+is_in_state(Bridge *bridge, const BridgeEpisode *episode, const char *state)
+{
+	BridgeList *later;
+
+	if (strcmp(state, "starred") == 0)
+		return episode->starred;
+	if (strcmp(state, "later") == 0) {
+		later = bridge_store_get_list(bridge->store, NULL, FALSE);
+		for (guint i = 0; later != NULL && i < later->episodes->len;
+		     i++)
+			if (strcmp(later->episodes->pdata[i], episode->id) == 0)
+				return TRUE;
+		return FALSE;
+	}
+	return strcmp(state, state_of(episode)) == 0;
+}
+
+static const char *const states[] = {
+	"new", "in-progress", "listened", "starred", "later", NULL,
+};
 
 static gboolean
 run_episodes(Bridge *bridge, char **args, GString *out, GError **error)
@@ -521,12 +548,15 @@ run_episodes(Bridge *bridge, char **args, GString *out, GError **error)
 			json = TRUE;
 		} else if (strcmp(args[i], "--state") == 0) {
 			state = args[++i];
-			if (state == NULL || (strcmp(state, "new") != 0 &&
-			                      strcmp(state, "started") != 0 &&
-			                      strcmp(state, "listened") != 0))
-				return usage_error(error,
-				                   "--state is new, started "
-				                   "or listened");
+			/* What the first version called in-progress. */
+			if (g_strcmp0(state, "started") == 0)
+				state = "in-progress";
+			if (state == NULL ||
+			    !g_strv_contains((const char *const *)states,
+			                     state))
+				return usage_error(
+				        error, "--state is new, in-progress, "
+				               "listened, starred or later");
 		} else if ((only = find_feed(bridge, args[i], error)) == NULL) {
 			return FALSE;
 		}
@@ -538,11 +568,12 @@ run_episodes(Bridge *bridge, char **args, GString *out, GError **error)
 
 		if (only != NULL && strcmp(e->feed_id, only->id) != 0)
 			continue;
-		if (state != NULL && strcmp(state, state_of(e)) != 0)
+		if (state != NULL && !is_in_state(bridge, e, state))
 			continue;
 		if (json) {
 			json_builder_begin_object(builder);
 			member_int(builder, "number", i + 1);
+			member_string(builder, "id", e->id);
 			member_string(builder, "guid", e->guid);
 			member_string(builder, "feed", e->feed_id);
 			member_string(builder, "title", e->title);
@@ -551,6 +582,10 @@ run_episodes(Bridge *bridge, char **args, GString *out, GError **error)
 			member_int(builder, "duration", e->duration);
 			member_string(builder, "state", state_of(e));
 			member_int(builder, "position", e->position);
+			member_int(builder, "last_played", e->last_played);
+			member_int(builder, "listened_at", e->listened_at);
+			json_builder_set_member_name(builder, "starred");
+			json_builder_add_boolean_value(builder, e->starred);
 			json_builder_end_object(builder);
 			continue;
 		}
@@ -640,11 +675,27 @@ static const BridgeCommand commands[] = {
 	{ "set", "FEED KEY VALUE",
 	  "name, auto-queue, keep, match, exclude or min-duration", 3, 3, TRUE,
 	  FALSE, run_set },
-	{ "episodes", "[FEED] [--state new|started|listened] [--json]",
+	{ "episodes",
+	  "[FEED] [--state new|in-progress|listened|starred|later] [--json]",
 	  "the episodes the bridge knows", 0, 4, FALSE, FALSE, run_episodes },
 	{ "mark", "listened|unlistened|new EPISODE…",
 	  "mark episodes listened, or not, or new again", 2, G_MAXUINT, TRUE,
 	  FALSE, run_mark },
+	{ "star", "EPISODE…", "star episodes (Podcasts: Starred)", 1, G_MAXUINT,
+	  TRUE, FALSE, bridge_lists_run_star },
+	{ "unstar", "EPISODE…", "take the star off episodes", 1, G_MAXUINT,
+	  TRUE, FALSE, bridge_lists_run_unstar },
+	{ "later", "[add|remove EPISODE…|move EPISODE POSITION]",
+	  "the play-later list (Podcasts: Play later)", 0, G_MAXUINT, TRUE,
+	  FALSE, bridge_lists_run_later },
+	{ "list-add", "NAME EPISODE…",
+	  "put episodes on a named list, made if new", 2, G_MAXUINT, TRUE,
+	  FALSE, bridge_lists_run_list_add },
+	{ "list-remove", "NAME [EPISODE…]",
+	  "take episodes off a list; the whole list without any", 1, G_MAXUINT,
+	  TRUE, FALSE, bridge_lists_run_list_remove },
+	{ "lists", "", "play-later and the named lists, with their episodes", 0,
+	  0, FALSE, FALSE, bridge_lists_run_lists },
 	{ "status", "", "what plays, and how far it has got", 0, 0, TRUE, TRUE,
 	  run_status },
 	{ "queue", "EPISODE…",
@@ -685,8 +736,9 @@ bridge_command_run(Bridge *bridge, char **argv, GString *out, GError **error)
 		return usage_error(
 		        error,
 		        "unknown command '%s'; the commands are subscribe, "
-		        "unsubscribe, list, refresh, set, episodes, queue, "
-		        "import-opml, export-opml and ping",
+		        "unsubscribe, list, refresh, set, episodes, mark, "
+		        "star, unstar, later, list-add, list-remove, lists, "
+		        "status, queue, import-opml, export-opml and ping",
 		        argv[0] != NULL ? argv[0] : "");
 	if (n < command->min_args || n > command->max_args)
 		return fail(error, "usage: %s %s", command->name,

@@ -45,6 +45,14 @@ gboolean
 bridge_command_parse_message(const char *text, char **reply_channel,
                              char ***argv, GError **error);
 
+/*
+ * The episodes that EPISODE arguments name: numbers from `episodes`, ids,
+ * guids, stream URLs, or "latest FEED". A new array of borrowed
+ * pointers, or NULL with @error naming the one not found.
+ */
+GPtrArray *
+bridge_command_find_episodes(Bridge *bridge, char **args, GError **error);
+
 /* The error domain of commands: bad input a person should fix. */
 #define BRIDGE_COMMAND_ERROR (bridge_command_error_quark())
 

@@ -416,6 +416,8 @@ main(int argc, char **argv)
 	g_clear_pointer(&bridge.loop, g_main_loop_unref);
 	g_clear_pointer(&bridge.queued, g_hash_table_unref);
 	g_free(bridge.new_pushed);
+	g_free(bridge.starred_pushed);
+	g_clear_pointer(&bridge.url_prefixes, g_regex_unref);
 	bridge_tracker_clear(&bridge);
 	bridge_store_free(bridge.store);
 	bridge_config_free(bridge.config);

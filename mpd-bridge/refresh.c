@@ -4,6 +4,7 @@
  */
 #include "refresh.h"
 
+#include "identity.h"
 #include "sync.h"
 
 #include <string.h>
@@ -90,6 +91,104 @@ queue_new(Bridge *bridge, BridgeEpisode *episode)
 		g_message("queued the new episode %s", episode->title);
 }
 
+/*
+ * Entries under guids the feed never used before may be episodes it
+ * already had under another guid: those it leaves out this time. Each
+ * that is takes its new guid and keeps its state.
+ */
+static void
+adopt_new_guids(Bridge *bridge, BridgeFeed *feed, FeedPlaylist *all)
+{
+	g_autoptr(GPtrArray) candidates = NULL;
+	g_autoptr(GHashTable) listed = g_hash_table_new(NULL, NULL);
+	g_autoptr(GPtrArray) unknown = g_ptr_array_new();
+
+	for (guint i = 0; i < feed_playlist_get_n_entries(all); i++) {
+		const FeedPlaylistEntry *entry =
+		        feed_playlist_get_entry(all, i);
+		BridgeEpisode *episode = bridge_store_lookup_episode(
+		        bridge->store, feed,
+		        feed_playlist_entry_get_guid(entry));
+
+		if (episode != NULL)
+			g_hash_table_add(listed, episode);
+		else
+			g_ptr_array_add(unknown, (gpointer)entry);
+	}
+	if (unknown->len == 0)
+		return;
+	candidates = bridge_store_list_episodes(bridge->store, feed);
+	for (guint i = candidates->len; i-- > 0;)
+		if (g_hash_table_contains(listed, candidates->pdata[i]))
+			g_ptr_array_remove_index(candidates, i);
+	for (guint i = 0; i < unknown->len && candidates->len > 0; i++) {
+		const FeedPlaylistEntry *entry = unknown->pdata[i];
+		const char *guid = feed_playlist_entry_get_guid(entry);
+		BridgeEpisode *episode =
+		        bridge_identity_guess(bridge, candidates, entry);
+		g_autofree char *old = NULL;
+
+		if (episode == NULL)
+			continue;
+		old = g_strdup(episode->guid);
+		if (!bridge_store_set_episode_guid(bridge->store, episode,
+		                                   guid))
+			continue;
+		g_message("%s: %s is now guid %s (was %s); its state stays",
+		          feed->url, episode->title, guid, old);
+		g_ptr_array_remove(candidates, episode);
+	}
+}
+
+/* What the feed left out is marked gone, since now. */
+static void
+note_gone(Bridge *bridge, BridgeFeed *feed, GHashTable *listed, gint64 now)
+{
+	g_autoptr(GPtrArray) episodes = NULL;
+
+	/* A feed that suddenly lists nothing is more likely broken. */
+	if (g_hash_table_size(listed) == 0)
+		return;
+	episodes = bridge_store_list_episodes(bridge->store, feed);
+	for (guint i = 0; i < episodes->len; i++) {
+		BridgeEpisode *episode = episodes->pdata[i];
+
+		if (g_hash_table_contains(listed, episode))
+			episode->gone = 0;
+		else if (episode->gone == 0)
+			episode->gone = now;
+	}
+}
+
+/*
+ * Episodes gone from the feed for longer than the retention are
+ * forgotten, unless starred or on a list: the user chose to keep those.
+ */
+static void
+forget_expired(Bridge *bridge, BridgeFeed *feed, gint64 now)
+{
+	g_autoptr(GPtrArray) episodes =
+	        bridge_store_list_episodes(bridge->store, feed);
+	gint64 keep = (gint64)bridge->config->retention_days * DAY;
+
+	for (guint i = 0; i < episodes->len; i++) {
+		BridgeEpisode *episode = episodes->pdata[i];
+		g_autoptr(GDateTime) since = NULL;
+		g_autofree char *day = NULL;
+
+		if (episode->gone == 0 || now - episode->gone <= keep ||
+		    episode->starred ||
+		    bridge_store_is_listed(bridge->store, episode))
+			continue;
+		since = g_date_time_new_from_unix_utc(episode->gone);
+		day = since != NULL ? g_date_time_format(since, "%Y-%m-%d")
+		                    : NULL;
+		g_message("%s: forgot %s, gone from the feed since %s",
+		          feed->url, episode->title, day != NULL ? day : "?");
+		bridge_store_remove_episode(bridge->store, episode);
+	}
+}
+
 /* Keeps every episode that has a playable enclosure; TRUE if new ones. */
 static gboolean
 store_episodes(Bridge *bridge, BridgeFeed *feed, FeedChannel *channel,
@@ -97,11 +196,14 @@ store_episodes(Bridge *bridge, BridgeFeed *feed, FeedChannel *channel,
 {
 	g_autoptr(FeedPlaylistOptions) options = feed_playlist_options_new();
 	g_autoptr(FeedPlaylist) all = NULL;
+	g_autoptr(GHashTable) listed = g_hash_table_new(NULL, NULL);
 	gint64 now = now_seconds();
 	gboolean any_new = FALSE;
 
 	feed_playlist_options_set_media(options, FEED_MEDIA_ANY);
 	all = feed_playlist_new(channel, options);
+	if (!first)
+		adopt_new_guids(bridge, feed, all);
 	for (guint i = 0; i < feed_playlist_get_n_entries(all); i++) {
 		const FeedPlaylistEntry *entry =
 		        feed_playlist_get_entry(all, i);
@@ -111,6 +213,7 @@ store_episodes(Bridge *bridge, BridgeFeed *feed, FeedChannel *channel,
 		        feed_playlist_entry_get_guid(entry), &created);
 		const char *author = feed_playlist_entry_get_artist(entry);
 
+		g_hash_table_add(listed, episode);
 		g_free(episode->url);
 		episode->url = g_strdup(feed_playlist_entry_get_url(entry));
 		g_free(episode->title);
@@ -128,6 +231,7 @@ store_episodes(Bridge *bridge, BridgeFeed *feed, FeedChannel *channel,
 		if (!first && feed->auto_queue)
 			queue_new(bridge, episode);
 	}
+	note_gone(bridge, feed, listed, now);
 	return any_new;
 }
 
@@ -220,6 +324,7 @@ on_fetched(FeedFetchResult *result, const GError *error, gpointer data)
 			take_channel(bridge, feed,
 			             feed_fetch_result_get_channel(result),
 			             first);
+		forget_expired(bridge, feed, now);
 		follow_move(bridge, feed, result);
 		bridge_sync_feed(bridge, feed, FALSE);
 		bridge_sync_all(bridge, FALSE);

@@ -82,8 +82,20 @@ static const Field episode_fields[] = {
 	{ EPISODE_FIELD(number), FIELD_INT64, FALSE },
 	{ EPISODE_FIELD(first_seen), FIELD_INT64, FALSE },
 	{ EPISODE_FIELD(listened), FIELD_BOOLEAN, FALSE },
+	{ EPISODE_FIELD(listened_at), FIELD_INT64, FALSE },
 	{ EPISODE_FIELD(position), FIELD_INT64, FALSE },
 	{ EPISODE_FIELD(last_played), FIELD_INT64, FALSE },
+	{ EPISODE_FIELD(starred), FIELD_BOOLEAN, FALSE },
+	{ EPISODE_FIELD(gone), FIELD_INT64, FALSE },
+};
+
+/* A list's group: its episodes are a GKeyFile list, read by hand. */
+#define LIST_FIELD(name) #name, offsetof(BridgeList, name)
+#define LATER_ID         "later"
+
+static const Field list_fields[] = {
+	{ LIST_FIELD(name), FIELD_STRING, FALSE },
+	{ "episodes", 0, FIELD_STRING, FALSE },
 };
 
 typedef struct {
@@ -115,6 +127,7 @@ struct BridgeStore {
 	GPtrArray *feeds;        /* Feed *, in the order added; owns them */
 	GHashTable *feed_ids;    /* id -> Feed *, borrowed */
 	GHashTable *episode_ids; /* id -> Episode *, borrowed */
+	GPtrArray *lists;        /* BridgeList *, play-later first; owns them */
 	GKeyFile *extra;         /* unknown keys and groups, raw, for saving */
 	guint next_seq;          /* for the next Episode */
 };
@@ -175,6 +188,29 @@ feed_free(gpointer data)
 	g_free(feed);
 }
 
+static void
+list_free(gpointer data)
+{
+	BridgeList *list = data;
+
+	g_free(list->id);
+	g_free(list->name);
+	g_free(list->pushed);
+	g_ptr_array_unref(list->episodes);
+	g_free(list);
+}
+
+static BridgeList *
+list_new(const char *id, const char *name)
+{
+	BridgeList *list = g_new0(BridgeList, 1);
+
+	list->id = g_strdup(id);
+	list->name = g_strdup(name);
+	list->episodes = g_ptr_array_new_with_free_func(g_free);
+	return list;
+}
+
 static BridgeStore *
 store_new(const char *path)
 {
@@ -185,6 +221,7 @@ store_new(const char *path)
 	store->feeds = g_ptr_array_new_with_free_func(feed_free);
 	store->feed_ids = g_hash_table_new(g_str_hash, g_str_equal);
 	store->episode_ids = g_hash_table_new(g_str_hash, g_str_equal);
+	store->lists = g_ptr_array_new_with_free_func(list_free);
 	store->extra = g_key_file_new();
 	return store;
 }
@@ -478,6 +515,76 @@ load_episode(BridgeStore *store, GKeyFile *key_file, const char *group,
 	return TRUE;
 }
 
+static BridgeList *
+find_list_id(const BridgeStore *store, const char *id)
+{
+	for (guint i = 0; i < store->lists->len; i++) {
+		BridgeList *list = g_ptr_array_index(store->lists, i);
+
+		if (strcmp(list->id, id) == 0)
+			return list;
+	}
+	return NULL;
+}
+
+/* Its episodes are checked once every episode is loaded: see parse(). */
+static gboolean
+load_list(BridgeStore *store, GKeyFile *key_file, const char *group,
+          const Section *section, GError **error)
+{
+	const char *id = group + strlen("list ");
+	g_autoptr(GError) local = NULL;
+	g_auto(GStrv) episodes = NULL;
+	BridgeList *list = NULL;
+	gsize found = 0;
+
+	if (*id == '\0' || find_list_id(store, id) != NULL) {
+		refuse(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+		       store->path, "line %u: [%s] %s", section->line, group,
+		       *id == '\0' ? "has no id" : "appears twice");
+		return FALSE;
+	}
+	list = list_new(id, NULL);
+	if (!read_fields(store, key_file, group, section->line, list_fields, 1,
+	                 list, &found, error)) {
+		list_free(list);
+		return FALSE;
+	}
+	if ((list->name == NULL) != (strcmp(id, LATER_ID) == 0)) {
+		refuse(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+		       store->path, "line %u: [%s] %s", section->line, group,
+		       list->name == NULL ? "has no name" : "has a name");
+		list_free(list);
+		return FALSE;
+	}
+	episodes = g_key_file_get_string_list(key_file, group, "episodes", NULL,
+	                                      &local);
+	for (gsize i = 0; episodes != NULL && episodes[i] != NULL; i++)
+		g_ptr_array_add(list->episodes, g_strdup(episodes[i]));
+	found += episodes != NULL;
+	keep_unknown(store, key_file, group, list_fields,
+	             G_N_ELEMENTS(list_fields), found, section);
+	if (list->name == NULL)
+		g_ptr_array_insert(store->lists, 0, list);
+	else
+		g_ptr_array_add(store->lists, list);
+	return TRUE;
+}
+
+/* An id on a list that names no episode: the episode was dropped. */
+static void
+prune_lists(BridgeStore *store)
+{
+	for (guint i = 0; i < store->lists->len; i++) {
+		BridgeList *list = g_ptr_array_index(store->lists, i);
+
+		for (guint j = list->episodes->len; j-- > 0;)
+			if (!g_hash_table_contains(store->episode_ids,
+			                           list->episodes->pdata[j]))
+				g_ptr_array_remove_index(list->episodes, j);
+	}
+}
+
 static gboolean
 load_bridge(BridgeStore *store, GKeyFile *key_file, const Section *section,
             GError **error)
@@ -606,6 +713,8 @@ load_section(BridgeStore *store, const char *text, gsize length,
 	if (g_str_has_prefix(group, "episode "))
 		return load_episode(store, key_file, group, section, pending,
 		                    error);
+	if (g_str_has_prefix(group, "list "))
+		return load_list(store, key_file, group, section, error);
 	keep_unknown(store, key_file, group, NULL, 0, 0, section);
 	return TRUE;
 }
@@ -690,7 +799,10 @@ parse(BridgeStore *store, const char *text, gsize length, GError **error)
 		                  k == (guint)bridge, pending, error))
 			return FALSE;
 	}
-	return attach_pending(store, pending, error);
+	if (!attach_pending(store, pending, error))
+		return FALSE;
+	prune_lists(store);
+	return TRUE;
 }
 
 static char *
@@ -784,6 +896,7 @@ bridge_store_free(BridgeStore *store)
 	g_hash_table_unref(store->episode_ids);
 	g_hash_table_unref(store->feed_ids);
 	g_ptr_array_unref(store->feeds);
+	g_ptr_array_unref(store->lists);
 	g_key_file_free(store->extra);
 	g_free(store->path);
 	g_free(store);
@@ -888,7 +1001,8 @@ is_known_group(const char *group)
 {
 	return strcmp(group, "bridge") == 0 ||
 	       g_str_has_prefix(group, "feed ") ||
-	       g_str_has_prefix(group, "episode ");
+	       g_str_has_prefix(group, "episode ") ||
+	       g_str_has_prefix(group, "list ");
 }
 
 static GString *
@@ -929,6 +1043,20 @@ serialize(const BridgeStore *store)
 			             &episode->pub, episode_fields,
 			             G_N_ELEMENTS(episode_fields));
 		}
+	}
+	for (guint i = 0; i < store->lists->len; i++) {
+		const BridgeList *list = g_ptr_array_index(store->lists, i);
+
+		g_string_assign(name, "list ");
+		g_string_append(name, list->id);
+		append_group(out, scratch, store->extra, name->str, list,
+		             list_fields, 1);
+		g_string_append(out, "episodes=");
+		for (guint j = 0; j < list->episodes->len; j++) {
+			g_string_append(out, list->episodes->pdata[j]);
+			g_string_append_c(out, ';');
+		}
+		g_string_append_c(out, '\n');
 	}
 	for (gsize i = 0; groups[i] != NULL; i++) {
 		if (is_known_group(groups[i]))
@@ -1233,6 +1361,7 @@ bridge_store_remove_feed(BridgeStore *store, BridgeFeed *feed)
 		g_hash_table_remove(store->episode_ids, episode->pub.id);
 		drop_unknown(store, "episode", episode->pub.id);
 	}
+	prune_lists(store);
 	drop_unknown(store, "feed", feed->id);
 	g_hash_table_remove(store->feed_ids, feed->id);
 	g_ptr_array_remove(store->feeds, own);
@@ -1280,6 +1409,20 @@ bridge_store_get_episode(BridgeStore *store, BridgeFeed *feed, const char *guid,
 	attach(own, episode);
 	g_hash_table_insert(store->episode_ids, episode->pub.id, episode);
 	return &episode->pub;
+}
+
+BridgeEpisode *
+bridge_store_lookup_episode(const BridgeStore *store, const BridgeFeed *feed,
+                            const char *guid)
+{
+	Episode *episode = NULL;
+
+	g_return_val_if_fail(store != NULL, NULL);
+	g_return_val_if_fail(has_feed(store, feed), NULL);
+	g_return_val_if_fail(guid != NULL, NULL);
+
+	episode = g_hash_table_lookup(((const Feed *)feed)->by_guid, guid);
+	return episode != NULL ? &episode->pub : NULL;
 }
 
 /* Newest first; undated last; then the latest seen; then the file order. */
@@ -1351,4 +1494,120 @@ bridge_store_find_episode(const BridgeStore *store, const char *key)
 		}
 	}
 	return NULL;
+}
+
+gboolean
+bridge_store_set_episode_guid(BridgeStore *store, BridgeEpisode *episode,
+                              const char *guid)
+{
+	Feed *feed = NULL;
+
+	g_return_val_if_fail(store != NULL && episode != NULL, FALSE);
+	g_return_val_if_fail(guid != NULL && g_utf8_validate(guid, -1, NULL),
+	                     FALSE);
+
+	feed = g_hash_table_lookup(store->feed_ids, episode->feed_id);
+	g_return_val_if_fail(feed != NULL, FALSE);
+	if (g_hash_table_contains(feed->by_guid, guid))
+		return strcmp(guid, episode->guid) == 0;
+	g_hash_table_remove(feed->by_guid, episode->guid);
+	g_free(episode->guid);
+	episode->guid = g_strdup(guid);
+	g_hash_table_insert(feed->by_guid, episode->guid, episode);
+	return TRUE;
+}
+
+void
+bridge_store_remove_episode(BridgeStore *store, BridgeEpisode *episode)
+{
+	Feed *feed = NULL;
+
+	g_return_if_fail(store != NULL && episode != NULL);
+
+	feed = g_hash_table_lookup(store->feed_ids, episode->feed_id);
+	g_return_if_fail(feed != NULL);
+	g_hash_table_remove(feed->by_guid, episode->guid);
+	g_hash_table_remove(store->episode_ids, episode->id);
+	drop_unknown(store, "episode", episode->id);
+	prune_lists(store);
+	g_ptr_array_remove(feed->episodes, episode);
+}
+
+GPtrArray *
+bridge_store_get_lists(const BridgeStore *store)
+{
+	g_return_val_if_fail(store != NULL, NULL);
+
+	return store->lists;
+}
+
+BridgeList *
+bridge_store_get_list(BridgeStore *store, const char *name, gboolean create)
+{
+	g_autofree char *folded = name != NULL ? fold(name) : NULL;
+	g_autoptr(GHashTable) taken = NULL;
+	g_autofree char *id = NULL;
+	BridgeList *list = NULL;
+
+	g_return_val_if_fail(store != NULL, NULL);
+	g_return_val_if_fail(name == NULL || g_utf8_validate(name, -1, NULL),
+	                     NULL);
+
+	for (guint i = 0; i < store->lists->len; i++) {
+		g_autofree char *other = NULL;
+
+		list = g_ptr_array_index(store->lists, i);
+		if (name == NULL || list->name == NULL) {
+			if (name == NULL && list->name == NULL)
+				return list;
+			continue;
+		}
+		other = fold(list->name);
+		if (strcmp(folded, other) == 0)
+			return list;
+	}
+	if (!create)
+		return NULL;
+	if (name == NULL) {
+		list = list_new(LATER_ID, NULL);
+		g_ptr_array_insert(store->lists, 0, list);
+		return list;
+	}
+	taken = g_hash_table_new(g_str_hash, g_str_equal);
+	g_hash_table_add(taken, (gpointer)LATER_ID);
+	for (guint i = 0; i < store->lists->len; i++)
+		g_hash_table_add(taken,
+		                 ((BridgeList *)store->lists->pdata[i])->id);
+	id = new_id(taken, folded);
+	list = list_new(id, name);
+	g_ptr_array_add(store->lists, list);
+	return list;
+}
+
+void
+bridge_store_remove_list(BridgeStore *store, BridgeList *list)
+{
+	g_autofree char *group = NULL;
+
+	g_return_if_fail(store != NULL && list != NULL);
+
+	group = g_strconcat("list ", list->id, NULL);
+	if (g_key_file_has_group(store->extra, group))
+		g_key_file_remove_group(store->extra, group, NULL);
+	g_ptr_array_remove(store->lists, list);
+}
+
+gboolean
+bridge_store_is_listed(const BridgeStore *store, const BridgeEpisode *episode)
+{
+	g_return_val_if_fail(store != NULL && episode != NULL, FALSE);
+
+	for (guint i = 0; i < store->lists->len; i++) {
+		const BridgeList *list = g_ptr_array_index(store->lists, i);
+
+		for (guint j = 0; j < list->episodes->len; j++)
+			if (strcmp(list->episodes->pdata[j], episode->id) == 0)
+				return TRUE;
+	}
+	return FALSE;
 }

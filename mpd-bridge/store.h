@@ -56,9 +56,26 @@ typedef struct {
 	gint64 number;     /* episode number; 0 when unknown */
 	gint64 first_seen; /* Unix seconds */
 	gboolean listened;
+	gint64 listened_at; /* Unix seconds it was listened; 0 when unknown */
 	gint64 position;    /* seconds into it; 0 when not started */
 	gint64 last_played; /* Unix seconds; 0 when never */
+	gboolean starred;
+	gint64 gone; /* Unix seconds since when its feed has left it out;
+	                0 while the feed lists it */
 } BridgeEpisode;
+
+/*
+ * An ordered list of episodes: play-later (its name is NULL), or one the
+ * user named. Edit its episodes in place, then save; an id that names no
+ * episode is dropped when the state is loaded.
+ */
+typedef struct {
+	char *id;            /* of its group in the file; never NULL */
+	char *name;          /* NULL for play-later */
+	GPtrArray *episodes; /* BridgeEpisode ids, char *, owned, in order */
+	char *pushed;        /* hash of the playlist last sent to MPD; NULL
+	                        before the first (not saved) */
+} BridgeList;
 
 typedef struct BridgeStore BridgeStore;
 
@@ -117,7 +134,10 @@ bridge_store_find_feed(const BridgeStore *store, const char *key);
 BridgeFeed *
 bridge_store_add_feed(BridgeStore *store, const char *url);
 
-/* Removes a subscription and its episodes, and frees them. */
+/*
+ * Removes a subscription and its episodes, taking them out of every list,
+ * and frees them.
+ */
 void
 bridge_store_remove_feed(BridgeStore *store, BridgeFeed *feed);
 
@@ -134,6 +154,11 @@ BridgeEpisode *
 bridge_store_get_episode(BridgeStore *store, BridgeFeed *feed, const char *guid,
                          gboolean *created);
 
+/* The episode of @feed with @guid, or NULL. */
+BridgeEpisode *
+bridge_store_lookup_episode(const BridgeStore *store, const BridgeFeed *feed,
+                            const char *guid);
+
 /*
  * The episodes of @feed (all feeds when NULL), newest first: by published
  * date, latest first, the undated last; where those tie, the latest
@@ -146,5 +171,37 @@ bridge_store_list_episodes(const BridgeStore *store, const BridgeFeed *feed);
 /* Finds an episode by id, guid or stream URL (in that order), or NULL. */
 BridgeEpisode *
 bridge_store_find_episode(const BridgeStore *store, const char *key);
+
+/*
+ * Gives @episode the guid its feed now uses for it, keeping its id and
+ * everything else; FALSE, changing nothing, when another episode of the
+ * feed has that guid.
+ */
+gboolean
+bridge_store_set_episode_guid(BridgeStore *store, BridgeEpisode *episode,
+                              const char *guid);
+
+/* Forgets an episode, taking it out of every list, and frees it. */
+void
+bridge_store_remove_episode(BridgeStore *store, BridgeEpisode *episode);
+
+/* The lists, play-later first if it exists; borrowed, read-only. */
+GPtrArray *
+bridge_store_get_lists(const BridgeStore *store);
+
+/*
+ * The list called @name (case-insensitively; NULL for play-later), made
+ * empty when it does not exist and @create, else NULL.
+ */
+BridgeList *
+bridge_store_get_list(BridgeStore *store, const char *name, gboolean create);
+
+/* Removes a list (not its episodes) and frees it. */
+void
+bridge_store_remove_list(BridgeStore *store, BridgeList *list);
+
+/* Whether @episode is on any list. */
+gboolean
+bridge_store_is_listed(const BridgeStore *store, const BridgeEpisode *episode);
 
 #endif

@@ -52,7 +52,7 @@ playlist_uris(const Bridge *bridge, const BridgeFeed *feed)
 	for (guint i = 0; i < episodes->len && uris->len < keep; i++) {
 		const BridgeEpisode *episode = episodes->pdata[i];
 
-		if (kept(feed, episode, match, exclude))
+		if (episode->gone == 0 && kept(feed, episode, match, exclude))
 			g_ptr_array_add(uris, episode->url);
 	}
 	if (feed->serial) {
@@ -95,6 +95,22 @@ push(Bridge *bridge, const char *name, GPtrArray *uris)
 		return FALSE;
 	}
 	return TRUE;
+}
+
+/* Pushes @uris as the playlist @name unless *@pushed says MPD has it. */
+static void
+push_changed(Bridge *bridge, const char *name, GPtrArray *uris, char **pushed,
+             gboolean force)
+{
+	g_autofree char *safe = bridge_mpd_safe_playlist_name(name);
+	g_autofree char *hash = hash_of(safe, uris);
+
+	if (!force && g_strcmp0(hash, *pushed) == 0)
+		return;
+	if (push(bridge, safe, uris)) {
+		g_free(*pushed);
+		*pushed = g_steal_pointer(&hash);
+	}
 }
 
 /* Text for one line of M3U: control characters become spaces. */
@@ -186,8 +202,6 @@ sync_new(Bridge *bridge, gboolean force)
 	const char *name = bridge->config->new_playlist;
 	g_autoptr(GPtrArray) episodes = NULL;
 	g_autoptr(GPtrArray) uris = g_ptr_array_new();
-	g_autofree char *safe = NULL;
-	g_autofree char *hash = NULL;
 
 	if (name == NULL || *name == '\0')
 		return;
@@ -196,17 +210,83 @@ sync_new(Bridge *bridge, gboolean force)
 	     i < episodes->len && uris->len < bridge->config->new_limit; i++) {
 		const BridgeEpisode *episode = episodes->pdata[i];
 
-		if (!episode->listened)
+		if (!episode->listened && episode->gone == 0)
 			g_ptr_array_add(uris, episode->url);
 	}
-	safe = bridge_mpd_safe_playlist_name(name);
-	hash = hash_of(safe, uris);
-	if (!force && g_strcmp0(hash, bridge->new_pushed) == 0)
+	push_changed(bridge, name, uris, &bridge->new_pushed, force);
+}
+
+/* Starred episodes, newest first. */
+static void
+sync_starred(Bridge *bridge, gboolean force)
+{
+	g_autoptr(GPtrArray) episodes = NULL;
+	g_autoptr(GPtrArray) uris = g_ptr_array_new();
+
+	if (*bridge->config->starred_playlist == '\0')
 		return;
-	if (push(bridge, safe, uris)) {
-		g_free(bridge->new_pushed);
-		bridge->new_pushed = g_steal_pointer(&hash);
+	episodes = bridge_store_list_episodes(bridge->store, NULL);
+	for (guint i = 0; i < episodes->len; i++) {
+		const BridgeEpisode *episode = episodes->pdata[i];
+
+		if (episode->starred)
+			g_ptr_array_add(uris, episode->url);
 	}
+	push_changed(bridge, bridge->config->starred_playlist, uris,
+	             &bridge->starred_pushed, force);
+}
+
+char *
+bridge_sync_list_name(const Bridge *bridge, const BridgeList *list)
+{
+	g_autofree char *full =
+	        list->name != NULL ? g_strconcat(bridge->config->list_prefix,
+	                                         list->name, NULL)
+	                           : g_strdup(bridge->config->later_playlist);
+
+	return bridge_mpd_safe_playlist_name(full);
+}
+
+/* Play-later and the named lists, in their own order. */
+static void
+sync_lists(Bridge *bridge, gboolean force)
+{
+	GPtrArray *lists = bridge_store_get_lists(bridge->store);
+
+	for (guint i = 0; i < lists->len; i++) {
+		BridgeList *list = lists->pdata[i];
+		g_autoptr(GPtrArray) uris = g_ptr_array_new();
+		g_autofree char *name = NULL;
+
+		if (list->name == NULL &&
+		    *bridge->config->later_playlist == '\0')
+			continue;
+		for (guint j = 0; j < list->episodes->len; j++) {
+			const BridgeEpisode *episode =
+			        bridge_store_find_episode(
+			                bridge->store,
+			                list->episodes->pdata[j]);
+
+			if (episode != NULL)
+				g_ptr_array_add(uris, episode->url);
+		}
+		name = bridge_sync_list_name(bridge, list);
+		push_changed(bridge, name, uris, &list->pushed, force);
+	}
+}
+
+void
+bridge_sync_remove_list(Bridge *bridge, const BridgeList *list)
+{
+	g_autofree char *name = NULL;
+	g_autoptr(GError) error = NULL;
+
+	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd))
+		return;
+	name = bridge_sync_list_name(bridge, list);
+	if (!bridge_mpd_delete_playlist(bridge->mpd, name, &error))
+		g_warning("cannot delete the playlist %s: %s", name,
+		          error->message);
 }
 
 void
@@ -219,6 +299,8 @@ bridge_sync_all(Bridge *bridge, gboolean force)
 	for (guint i = 0; i < feeds->len; i++)
 		bridge_sync_feed(bridge, feeds->pdata[i], force);
 	sync_new(bridge, force);
+	sync_starred(bridge, force);
+	sync_lists(bridge, force);
 }
 
 void

@@ -15,13 +15,24 @@ bridge_sync_playlist_name(const Bridge *bridge, const BridgeFeed *feed);
 void
 bridge_sync_feed(Bridge *bridge, BridgeFeed *feed, gboolean force);
 
-/* Every subscription's playlist, and the playlist of new episodes. */
+/* The MPD stored playlist name of play-later or a named list. */
+char *
+bridge_sync_list_name(const Bridge *bridge, const BridgeList *list);
+
+/*
+ * Every subscription's playlist, and those of new episodes, starred ones,
+ * play-later and each named list: each rewritten only when it changed.
+ */
 void
 bridge_sync_all(Bridge *bridge, gboolean force);
 
 /* Removes @feed's stored playlist from MPD (on unsubscribing). */
 void
 bridge_sync_remove(Bridge *bridge, const BridgeFeed *feed);
+
+/* Removes a named list's stored playlist from MPD. */
+void
+bridge_sync_remove_list(Bridge *bridge, const BridgeList *list);
 
 /*
  * Appends @episode to MPD's queue, tagged with its title, podcast, author,

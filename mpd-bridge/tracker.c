@@ -6,6 +6,8 @@
  */
 #include "tracker.h"
 
+#include "identity.h"
+#include "lists.h"
 #include "sync.h"
 
 #include <string.h>
@@ -16,96 +18,27 @@
 #define RESUME_FROM        10   /* seconds: less is not worth a seek */
 #define RESUME_DELAY_MS    400  /* after the start, before the seek */
 
-/*
- * Measurement prefixes that podcasts put before their real enclosure
- * URLs; the same episode may be queued with or without them.
- */
-#define PREFIXES                                                               \
-	"^(?:[^/]*podtrac\\.com/(?:pts/)?redirect\\.(?:mp3|m4a)/"              \
-	"|[^/]+/redirect\\.mp3/"                                               \
-	"|(?:chtbl\\.com|chrt\\.fm)/track/[^/]+/"                              \
-	"|(?:pdst\\.fm|mgln\\.ai)/e/"                                          \
-	"|op3\\.dev/e(?:,[^/]*)?/"                                             \
-	"|(?:verifi\\.podscribe\\.com|pscrb\\.fm)/rss/p/"                      \
-	"|arttrk\\.com/p/[^/]+/"                                               \
-	"|pfx\\.vpixl\\.com/[^/]+/)"
-
 static gint64
 now_us(void)
 {
 	return g_get_monotonic_time();
 }
 
-/* The URL without scheme and tracking prefixes, host lower-cased. */
-static char *
-url_key(Bridge *bridge, const char *uri)
-{
-	BridgeTracking *t = &bridge->tracking;
-	const char *rest = strstr(uri, "://");
-	g_autofree char *key = g_strdup(rest != NULL ? rest + 3 : uri);
-	char *slash;
-
-	if (t->prefixes == NULL)
-		t->prefixes = g_regex_new(
-		        PREFIXES, G_REGEX_CASELESS | G_REGEX_OPTIMIZE, 0, NULL);
-	for (guint i = 0; i < 8; i++) {
-		g_autofree char *shorter =
-		        g_regex_replace(t->prefixes, key, -1, 0, "",
-		                        G_REGEX_MATCH_ANCHORED, NULL);
-
-		if (shorter == NULL || strcmp(shorter, key) == 0)
-			break;
-		g_free(key);
-		key = g_steal_pointer(&shorter);
-		/* A prefix may keep the inner URL's own scheme. */
-		if (strstr(key, "://") != NULL)
-			memmove(key, strstr(key, "://") + 3,
-			        strlen(strstr(key, "://") + 3) + 1);
-	}
-	slash = strchr(key, '/');
-	if (slash != NULL)
-		*slash = '\0';
-	{
-		g_autofree char *host = g_ascii_strdown(key, -1);
-
-		return g_strconcat(host, slash != NULL ? "/" : "",
-		                   slash != NULL ? slash + 1 : "", NULL);
-	}
-}
-
-BridgeEpisode *
-bridge_tracker_match(Bridge *bridge, const char *uri)
-{
-	BridgeEpisode *episode = bridge_store_find_episode(bridge->store, uri);
-	g_autoptr(GPtrArray) all = NULL;
-	g_autofree char *key = NULL;
-
-	if (episode != NULL || uri == NULL)
-		return episode;
-	key = url_key(bridge, uri);
-	all = bridge_store_list_episodes(bridge->store, NULL);
-	for (guint i = 0; i < all->len; i++) {
-		BridgeEpisode *candidate = all->pdata[i];
-		g_autofree char *other = url_key(bridge, candidate->url);
-
-		if (strcmp(key, other) == 0)
-			return candidate;
-	}
-	return NULL;
-}
-
 /*
- * Listened in its last 5 %, or its last minute when that is less than a
- * tenth of it: a short episode is not "done" a minute in.
+ * Listened in its last 5 %, or its last minute (the settings say how
+ * much), but for a minute no more than a tenth of it: a short episode is
+ * not "done" a minute in.
  */
 gboolean
-bridge_tracker_is_done(gint64 position_s, gint64 duration_s)
+bridge_tracker_is_done(const BridgeConfig *config, gint64 position_s,
+                       gint64 duration_s)
 {
 	gint64 tail;
 
 	if (duration_s <= 0)
 		return FALSE;
-	tail = MAX(duration_s / 20, MIN((gint64)60, duration_s / 10));
+	tail = MAX(duration_s * config->listened_percent / 100,
+	           MIN((gint64)config->listened_seconds, duration_s / 10));
 	return position_s >= duration_s - tail;
 }
 
@@ -138,8 +71,9 @@ account(Bridge *bridge, gint64 now)
 	episode->position = position_ms / 1000;
 	episode->last_played = g_get_real_time() / G_USEC_PER_SEC;
 	if (!episode->listened &&
-	    bridge_tracker_is_done(episode->position, duration_s)) {
-		episode->listened = TRUE;
+	    bridge_tracker_is_done(bridge->config, episode->position,
+	                           duration_s)) {
+		bridge_lists_set_listened(bridge, episode, TRUE);
 		g_message("listened to %s", episode->title);
 		bridge_sync_all(bridge, FALSE);
 	}
@@ -292,7 +226,7 @@ bridge_tracker_on_player(Bridge *bridge)
 	if (!bridge_mpd_player_status(bridge->mpd, &status, &error))
 		return;
 	if (status.state != BRIDGE_PLAYER_STOP || status.uri != NULL)
-		episode = bridge_tracker_match(bridge, status.uri);
+		episode = bridge_identity_find_by_url(bridge, status.uri);
 	/* Another song, or the same one started again after a stop. */
 	changed =
 	        episode == NULL || g_strcmp0(episode->id, t->episode_id) != 0 ||
@@ -339,5 +273,4 @@ bridge_tracker_clear(Bridge *bridge)
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
 	g_clear_pointer(&t->episode_id, g_free);
 	g_clear_pointer(&t->unseekable, g_hash_table_unref);
-	g_clear_pointer(&t->prefixes, g_regex_unref);
 }

@@ -19,16 +19,12 @@ void
 bridge_tracker_stop(Bridge *bridge);
 
 /*
- * The episode a stream URL belongs to: the same URL, or one that differs
- * only by tracking-redirect prefixes (podtrac, chartable, podsights, op3,
- * …) and scheme. NULL when it is no known episode.
+ * Whether an episode counts as listened at @position_s of @duration_s,
+ * by the [listening] settings.
  */
-BridgeEpisode *
-bridge_tracker_match(Bridge *bridge, const char *uri);
-
-/* Whether @episode counts as listened at @position_s of @duration_s. */
 gboolean
-bridge_tracker_is_done(gint64 position_s, gint64 duration_s);
+bridge_tracker_is_done(const BridgeConfig *config, gint64 position_s,
+                       gint64 duration_s);
 
 void
 bridge_tracker_clear(Bridge *bridge);

@@ -287,9 +287,187 @@ def t_unreachable_mpd(w):
     check(r.returncode == 1 and "cannot reach MPD" in r.stderr, r)
 
 
+class Site:
+    """A directory served over loopback HTTP: feeds the test rewrites."""
+
+    def __init__(self, w, name):
+        self.dir = os.path.join(w.root, name)
+        os.makedirs(self.dir)
+        self.server = subprocess.Popen(
+            ["/usr/bin/python3", "-m", "http.server", "--bind", "127.0.0.1",
+             "0"], cwd=self.dir, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True)
+        line = self.server.stdout.readline()
+        self.port = int(line.split(" port ")[1].split()[0])
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}/{path}"
+
+    def write(self, path, text):
+        with open(os.path.join(self.dir, path), "w") as f:
+            f.write(text)
+
+    def close(self):
+        self.server.terminate()
+        self.server.wait(10)
+
+
+def rss(title, items):
+    """items: (guid, url, title, pubDate, seconds) tuples."""
+    body = "".join(
+        f'<item><title>{t}</title><guid isPermaLink="false">{g}</guid>'
+        f"<pubDate>{d}</pubDate>"
+        f"<itunes:duration>{s}</itunes:duration>"
+        f'<enclosure url="{u}" type="audio/mpeg" length="1"/></item>'
+        for g, u, t, d, s in items)
+    return ('<rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/'
+            f'podcast-1.0.dtd"><channel><title>{title}</title>{body}'
+            "</channel></rss>")
+
+
+def by_guid(w, feed):
+    r = w.bridge("episodes", feed, "--json")
+    check(r.returncode == 0, r.stderr)
+    return {e["guid"]: e for e in json.loads(r.stdout)}
+
+
+def saved_episodes(w, feed, n):
+    """The episodes of @feed once the daemon has saved all @n of them."""
+    def ready():
+        r = w.bridge("episodes", feed, "--json")
+        return r.returncode == 0 and len(json.loads(r.stdout)) == n
+    wait_until(ready, 20, f"{n} episodes of {feed} in the state")
+    return by_guid(w, feed)
+
+
+def t_lists(w):
+    """star, play-later and named lists: state and MPD playlists follow"""
+    ok = lambda *a: check(w.bridge(*a).returncode == 0, f"{a} failed")
+    r = w.bridge("subscribe", w.url("feed/lists?n=5"))
+    check(r.returncode == 0, r.stderr)
+    wait_until(lambda: "Podcast: Feed lists" in playlists(w), 20, "Feed lists")
+    e = saved_episodes(w, "Feed lists", 5)
+    guid = {int(k.rsplit("-", 1)[-1]): k for k in e} if all(
+        k.rsplit("-", 1)[-1].isdigit() for k in e) else None
+    check(guid is not None and len(guid) == 5, f"episodes are {list(e)}")
+    url = {n: e[guid[n]]["url"] for n in guid}
+    ok("star", guid[2], guid[4])
+    ok("later", "add", guid[1], guid[3], guid[5])
+    ok("later", "move", guid[5], "1")
+    ok("list-add", "Road trip", guid[3], guid[1])
+    wait_until(lambda: playlist(w, "Podcasts: Play later") ==
+               [url[5], url[1], url[3]], 20, "Podcasts: Play later in order")
+    wait_until(lambda: playlist(w, "Podcasts: Starred") == [url[4], url[2]],
+               20, "Podcasts: Starred, newest first")
+    wait_until(lambda: playlist(w, "Podcast list: Road trip") ==
+               [url[3], url[1]], 20, "the named list")
+    got = [x["guid"] for x in json.loads(
+        w.bridge("episodes", "--state", "starred", "--json").stdout)]
+    check(got == [guid[4], guid[2]], f"--state starred gives {got}")
+    # Listened leaves play-later and Podcasts: New, not a named list.
+    ok("mark", "listened", guid[1])
+    wait_until(lambda: playlist(w, "Podcasts: Play later") ==
+               [url[5], url[3]], 20, "a listened episode off play-later")
+    check(url[1] not in playlist(w, "Podcasts: New"), "still in New")
+    check(playlist(w, "Podcast list: Road trip") == [url[3], url[1]],
+          "the named list changed")
+    r = w.bridge("lists")
+    check(r.returncode == 0 and "Road trip: 2 episodes" in r.stdout and
+          "play-later: 2 episodes" in r.stdout and
+          "starred: 2 episodes" in r.stdout, r.stdout)
+    ok("unstar", guid[4])
+    wait_until(lambda: playlist(w, "Podcasts: Starred") == [url[2]], 20,
+               "unstar")
+    ok("list-remove", "road trip", guid[3])
+    wait_until(lambda: playlist(w, "Podcast list: Road trip") == [url[1]],
+               20, "list-remove")
+    ok("list-remove", "Road trip")
+    wait_until(lambda: "Podcast list: Road trip" not in playlists(w), 20,
+               "the removed list's playlist to go")
+    for bad in ("a/b", "x" * 201, ""):
+        r = w.bridge("list-add", bad, guid[2])
+        check(r.returncode != 0 and "list" in r.stderr,
+              f"list name {bad[:20]!r}: {r}")
+    r = w.bridge("later", "move", guid[2], "1")
+    check(r.returncode == 1 and "not on play-later" in r.stderr, r)
+    r = w.bridge("later", "shuffle")
+    check(r.returncode != 0, r)
+    ok("unsubscribe", "Feed lists")
+    # MPD keeps no empty stored playlist: emptied, it is gone.
+    wait_until(lambda: "Podcasts: Play later" not in playlists(w), 20,
+               "play-later emptied by unsubscribe")
+
+
+def t_identity(w):
+    """guid changes, tracking prefixes and re-publishing keep the state"""
+    site = Site(w, "identity")
+    try:
+        m = site.url("m")
+        days = ["Mon, 02 Nov 2026 10:00:00 +0000",
+                "Tue, 03 Nov 2026 10:00:00 +0000",
+                "Wed, 04 Nov 2026 10:00:00 +0000",
+                "Thu, 05 Nov 2026 10:00:00 +0000"]
+        site.write("feed.xml", rss("Shifty", [
+            ("g1", f"{m}/1.mp3", "One", days[0], 600),
+            ("g2", f"{m}/2.mp3", "Two", days[1], 600),
+            ("g3", f"{m}/3.mp3", "Three", days[2], 600),
+            ("g4", f"{m}/4.mp3", "Four", days[3], 600)]))
+        r = w.bridge("subscribe", site.url("feed.xml"))
+        check(r.returncode == 0, r.stderr)
+        wait_until(lambda: "Podcast: Shifty" in playlists(w), 20, "Shifty")
+        saved_episodes(w, "Shifty", 4)
+        for args in (("mark", "listened", "g1"), ("star", "g2"),
+                     ("later", "add", "g3"), ("list-add", "Keep", "g2")):
+            r = w.bridge(*args)
+            check(r.returncode == 0, f"{args}: {r.stderr}")
+        ids = {g: e["id"] for g, e in by_guid(w, "Shifty").items()}
+        # New guids: g1 keeps its URL, g2 gains a podtrac prefix, g3 moves
+        # to another URL but keeps title and date; g4 is gone.
+        site.write("feed.xml", rss("Shifty", [
+            ("n1", f"{m}/1.mp3", "One", days[0], 600),
+            ("n2", "https://dts.podtrac.com/redirect.mp3/"
+             f"127.0.0.1:{site.port}/m/2.mp3", "Two", days[1], 600),
+            ("n3", f"{m}/v2/three.mp3", "three ", days[2], 610)]))
+        r = w.bridge("refresh", "Shifty")
+        check(r.returncode == 0, r.stderr)
+        e = wait_until(lambda: (lambda x: x if "n3" in x else None)(
+            by_guid(w, "Shifty")), 20, "the refresh")
+        check(set(e) == {"n1", "n2", "n3", "g4"}, f"episodes: {list(e)}")
+        check(e["n1"]["state"] == "listened" and e["n1"]["id"] == ids["g1"],
+              f"n1: {e['n1']}")
+        check(e["n2"]["starred"] and e["n2"]["id"] == ids["g2"],
+              f"n2: {e['n2']}")
+        check(e["n3"]["id"] == ids["g3"], f"n3: {e['n3']}")
+        wait_until(lambda: playlist(w, "Podcasts: Play later") ==
+                   [f"{m}/v2/three.mp3"], 20, "play-later with n3's URL")
+        wait_until(lambda: playlist(w, "Podcast: Shifty") == [
+            f"{m}/v2/three.mp3", e["n2"]["url"], f"{m}/1.mp3"], 20,
+            "Shifty without the gone g4")
+        # Retention: g4 has been gone for a year; a refresh forgets it.
+        w.stop_daemon()
+        with open(w.state) as f:
+            text = f.read()
+        group = f"[episode {ids['g4']}]"
+        check(group in text and "gone=" in text.split(group)[1],
+              "g4 is not marked gone in the state")
+        head, tail = text.split(group)
+        tail = tail.replace("gone=", "gone=1700000000\nold_gone=", 1)
+        with open(w.state, "w") as f:
+            f.write(head + group + tail)
+        w.start_daemon()
+        r = w.bridge("refresh", "Shifty")
+        check(r.returncode == 0, r.stderr)
+        wait_until(lambda: "g4" not in by_guid(w, "Shifty"), 20,
+                   "g4 to be forgotten")
+        check(by_guid(w, "Shifty")["n2"]["starred"], "n2 lost its star")
+    finally:
+        site.close()
+
+
 TESTS = [t_subscribe_without_daemon, t_playlist_appears, t_queue_latest,
          t_new_episode_auto_queued, t_retag_on_play, t_mpd_restart, t_concurrent_writers,
-         t_channel_command, t_bad_input, t_corrupt_state, t_unreachable_mpd]
+         t_channel_command, t_lists, t_identity, t_bad_input, t_corrupt_state,
+         t_unreachable_mpd]
 
 
 def main():

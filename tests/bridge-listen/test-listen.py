@@ -340,7 +340,7 @@ def stop_at(w):
     return float(w.mpd.status("stop")["elapsed"])
 
 
-def wait_position(w, guid, expected, what, timeout=6.0, state="started"):
+def wait_position(w, guid, expected, what, timeout=6.0, state="in-progress"):
     """Waits for the saved position to be within TOLERANCE of @expected."""
     seen = []
 
@@ -388,7 +388,7 @@ def t_stopped_position_kept(w):
     w.mpd.command("stop")
     time.sleep(3)
     e = episode(w, "ep1")
-    check(e["state"] == "started" and abs(e["position"] - at) <= TOLERANCE,
+    check(e["state"] == "in-progress" and abs(e["position"] - at) <= TOLERANCE,
           f"ep1 stopped at {at:.1f} s (and saved so); once ep2 played, "
           f"ep1 is {e['state']} at {e['position']} s")
 
@@ -478,14 +478,14 @@ def t_checkpoint_survives_kill(w):
     w.kill_daemon()
     w.mpd.command("stop")
     e = episode(w, "ep3")   # no daemon: read from the state file
-    check(e["state"] == "started" and e["position"] >= played - 31,
+    check(e["state"] == "in-progress" and e["position"] >= played - 31,
           f"killed at {played:.1f} s of play, the state says {e['state']} "
           f"at {e['position']} s (expected ≥ {played - 31:.1f})")
     kept = e["position"]
     w.start_daemon()
     time.sleep(3)
     e = episode(w, "ep3")
-    check(e["state"] == "started" and e["position"] >= kept,
+    check(e["state"] == "in-progress" and e["position"] >= kept,
           f"after the restart ep3 is {e['state']} at {e['position']} s, "
           f"was {kept} s")
 
@@ -501,7 +501,7 @@ def t_shutdown_saves(w):
     w.stop_daemon()
     try:
         e = episode(w, "ep3")
-        check(e["state"] == "started" and abs(e["position"] - at) <= TOLERANCE,
+        check(e["state"] == "in-progress" and abs(e["position"] - at) <= TOLERANCE,
               f"stopped by SIGTERM while MPD was at {at:.1f} s; the state "
               f"says {e['state']} at {e['position']} s")
     finally:
@@ -529,7 +529,7 @@ def t_mpd_restart(w):
     time.sleep(2)
     try:
         e = episode(w, "ep1")
-        check(e["state"] == "started" and
+        check(e["state"] == "in-progress" and
               abs(e["position"] - at) <= TOLERANCE,
               f"MPD left at {at:.1f} s; after its restart ep1 is "
               f"{e['state']} at {e['position']} s; MPD: "
@@ -654,15 +654,15 @@ def t_state_filter(w):
     wait_position(w, "ep4", at, "ep4's position on stop")
     every = episodes(w)
     states = {e["guid"][len(GUID):]: e["state"] for e in every}
-    check(set(states.values()) <= {"new", "started", "listened"}, states)
-    check(states.get("ep2") == "listened" and states.get("ep4") == "started",
+    check(set(states.values()) <= {"new", "in-progress", "listened"}, states)
+    check(states.get("ep2") == "listened" and states.get("ep4") == "in-progress",
           f"states so far: {states}")
-    for state in ("new", "started", "listened"):
+    for state in ("new", "in-progress", "listened"):
         got = [e["guid"] for e in episodes(w, "--state", state)]
         want = [e["guid"] for e in every if e["state"] == state]
         check(got == want, f"--state {state} gives {got}, not {want}")
-    got = [e["guid"] for e in episodes(w, FEED, "--state", "started")]
-    check(got == [e["guid"] for e in every if e["state"] == "started"],
+    got = [e["guid"] for e in episodes(w, FEED, "--state", "in-progress")]
+    check(got == [e["guid"] for e in every if e["state"] == "in-progress"],
           f"{FEED} --state started gives {got}")
     r = w.bridge("episodes", "--state", "halfway")
     check(r.returncode != 0, f"--state halfway accepted: {r.stdout}")

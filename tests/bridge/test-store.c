@@ -1134,6 +1134,158 @@ test_many(void)
 	bridge_store_free(store);
 }
 
+static gboolean
+on_list(const BridgeList *list, const char *id)
+{
+	for (guint i = 0; i < list->episodes->len; i++)
+		if (strcmp(list->episodes->pdata[i], id) == 0)
+			return TRUE;
+	return FALSE;
+}
+
+/* Lists keep their order and names; the new episode fields round-trip. */
+static void
+test_lists_round_trip(void)
+{
+	g_autofree char *path = state_path();
+	BridgeStore *store = NULL;
+	BridgeFeed *feed = NULL;
+	BridgeEpisode *a, *b, *c;
+	BridgeList *later, *named;
+	g_autofree char *a_id = NULL;
+	g_autofree char *b_id = NULL;
+	g_autofree char *c_id = NULL;
+
+	g_remove(path);
+	store = open_ok(path);
+	feed = bridge_store_add_feed(store, "http://example.com/lists.xml");
+	a = bridge_store_get_episode(store, feed, "a", NULL);
+	b = bridge_store_get_episode(store, feed, "b", NULL);
+	c = bridge_store_get_episode(store, feed, "c", NULL);
+	a_id = g_strdup(a->id);
+	b_id = g_strdup(b->id);
+	c_id = g_strdup(c->id);
+	b->starred = TRUE;
+	b->listened_at = 1700000000;
+	c->gone = 1700000001;
+	g_assert_null(bridge_store_get_list(store, NULL, FALSE));
+	named = bridge_store_get_list(store, "Road [trip] = ;#", TRUE);
+	later = bridge_store_get_list(store, NULL, TRUE);
+	g_ptr_array_add(later->episodes, g_strdup(c_id));
+	g_ptr_array_add(later->episodes, g_strdup(a_id));
+	g_ptr_array_add(named->episodes, g_strdup(b_id));
+	g_assert_true(bridge_store_get_list(store, "ROAD [TRIP] = ;#", FALSE) ==
+	              named);
+	g_assert_true(bridge_store_get_lists(store)->pdata[0] == later);
+	save_ok(store);
+	bridge_store_free(store);
+
+	store = open_ok(path);
+	later = bridge_store_get_list(store, NULL, FALSE);
+	named = bridge_store_get_list(store, "road [trip] = ;#", FALSE);
+	g_assert_nonnull(later);
+	g_assert_nonnull(named);
+	g_assert_cmpstr(named->name, ==, "Road [trip] = ;#");
+	g_assert_null(later->name);
+	g_assert_cmpuint(later->episodes->len, ==, 2);
+	g_assert_cmpstr(later->episodes->pdata[0], ==, c_id);
+	g_assert_cmpstr(later->episodes->pdata[1], ==, a_id);
+	g_assert_cmpuint(named->episodes->len, ==, 1);
+	b = bridge_store_find_episode(store, b_id);
+	c = bridge_store_find_episode(store, c_id);
+	g_assert_true(b->starred);
+	g_assert_cmpint(b->listened_at, ==, 1700000000);
+	g_assert_cmpint(c->gone, ==, 1700000001);
+	g_assert_true(bridge_store_is_listed(store, c));
+	g_assert_true(bridge_store_is_listed(
+	        store, bridge_store_find_episode(store, "a")));
+
+	/* Forgetting an episode takes it off every list. */
+	bridge_store_remove_episode(store, c);
+	g_assert_null(bridge_store_find_episode(store, c_id));
+	g_assert_cmpuint(later->episodes->len, ==, 1);
+	g_assert_false(on_list(later, c_id));
+	bridge_store_remove_list(store, named);
+	g_assert_null(bridge_store_get_list(store, "Road [trip] = ;#", FALSE));
+	save_ok(store);
+	bridge_store_free(store);
+
+	store = open_ok(path);
+	g_assert_cmpuint(bridge_store_get_lists(store)->len, ==, 1);
+	/* Unsubscribing empties the lists of the feed's episodes. */
+	bridge_store_remove_feed(store,
+	                         bridge_store_get_feeds(store)->pdata[0]);
+	g_assert_cmpuint(
+	        bridge_store_get_list(store, NULL, FALSE)->episodes->len, ==,
+	        0);
+	bridge_store_free(store);
+}
+
+/* An id on a list that names no episode is dropped on load. */
+static void
+test_lists_dangling(void)
+{
+	g_autofree char *path = state_path();
+	g_autoptr(GError) error = NULL;
+	BridgeStore *store = NULL;
+	g_autofree char *dir = g_path_get_dirname(path);
+	BridgeList *later;
+
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+	g_assert_true(
+	        g_file_set_contents(path,
+	                            "[bridge]\nversion=1\n\n[list later]\n"
+	                            "episodes=0123456789abcdef;\n",
+	                            -1, &error));
+	store = open_ok(path);
+	later = bridge_store_get_list(store, NULL, FALSE);
+	g_assert_nonnull(later);
+	g_assert_cmpuint(later->episodes->len, ==, 0);
+	bridge_store_free(store);
+
+	/* A named list needs its name; play-later has none. */
+	g_assert_true(g_file_set_contents(
+	        path, "[bridge]\nversion=1\n\n[list 0123]\nepisodes=\n", -1,
+	        &error));
+	g_assert_null(bridge_store_open(path, &error));
+	g_assert_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE);
+	g_assert_nonnull(strstr(error->message, "has no name"));
+}
+
+/* A new guid keeps the episode's id and state; a taken one is refused. */
+static void
+test_set_guid(void)
+{
+	g_autofree char *path = state_path();
+	BridgeStore *store = NULL;
+	BridgeFeed *feed = NULL;
+	BridgeEpisode *a, *b;
+	g_autofree char *a_id = NULL;
+
+	g_remove(path);
+	store = open_ok(path);
+	feed = bridge_store_add_feed(store, "http://example.com/guid.xml");
+	a = bridge_store_get_episode(store, feed, "old", NULL);
+	b = bridge_store_get_episode(store, feed, "other", NULL);
+	a->listened = TRUE;
+	a_id = g_strdup(a->id);
+	g_assert_false(bridge_store_set_episode_guid(store, a, "other"));
+	g_assert_cmpstr(a->guid, ==, "old");
+	g_assert_true(bridge_store_set_episode_guid(store, a, "new"));
+	g_assert_true(bridge_store_lookup_episode(store, feed, "new") == a);
+	g_assert_null(bridge_store_lookup_episode(store, feed, "old"));
+	g_assert_true(bridge_store_lookup_episode(store, feed, "other") == b);
+	save_ok(store);
+	bridge_store_free(store);
+
+	store = open_ok(path);
+	a = bridge_store_find_episode(store, "new");
+	g_assert_nonnull(a);
+	g_assert_cmpstr(a->id, ==, a_id);
+	g_assert_true(a->listened);
+	bridge_store_free(store);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1165,6 +1317,9 @@ main(int argc, char **argv)
 	g_test_add_func("/store/lock", test_lock);
 	g_test_add_func("/store/lock/refused-reload", test_lock_refused_reload);
 	g_test_add_func("/store/many", test_many);
+	g_test_add_func("/store/lists/round-trip", test_lists_round_trip);
+	g_test_add_func("/store/lists/dangling", test_lists_dangling);
+	g_test_add_func("/store/set-guid", test_set_guid);
 
 	return g_test_run();
 }
