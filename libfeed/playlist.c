@@ -62,9 +62,12 @@ set_regex(GRegex **field, const char *pattern, GError **error)
 {
 	GRegex *regex = NULL;
 
+	/*
+	 * No G_REGEX_OPTIMIZE: PCRE2's JIT saves a few microseconds a title,
+	 * and memory checkers cannot follow the code it generates.
+	 */
 	if (pattern != NULL) {
-		regex = g_regex_new(
-		        pattern, G_REGEX_CASELESS | G_REGEX_OPTIMIZE, 0, error);
+		regex = g_regex_new(pattern, G_REGEX_CASELESS, 0, error);
 		if (regex == NULL)
 			return FALSE;
 	}
