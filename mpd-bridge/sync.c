@@ -195,45 +195,37 @@ bridge_sync_feed(Bridge *bridge, BridgeFeed *feed, gboolean force)
 	bridge_changed(bridge);
 }
 
-/* Unlistened episodes of every feed, newest first; pushed when changed. */
+/*
+ * The playlists drawn from every feed, newest first: the unlistened
+ * episodes, and the starred ones. One pass: the sort is what costs.
+ */
 static void
-sync_new(Bridge *bridge, gboolean force)
+sync_new_and_starred(Bridge *bridge, gboolean force)
 {
-	const char *name = bridge->config->new_playlist;
+	const char *new_name = bridge->config->new_playlist;
+	const char *starred_name = bridge->config->starred_playlist;
 	g_autoptr(GPtrArray) episodes = NULL;
-	g_autoptr(GPtrArray) uris = g_ptr_array_new();
+	g_autoptr(GPtrArray) fresh = g_ptr_array_new();
+	g_autoptr(GPtrArray) starred = g_ptr_array_new();
 
-	if (name == NULL || *name == '\0')
-		return;
-	episodes = bridge_store_list_episodes(bridge->store, NULL);
-	for (guint i = 0;
-	     i < episodes->len && uris->len < bridge->config->new_limit; i++) {
-		const BridgeEpisode *episode = episodes->pdata[i];
-
-		if (!episode->listened && episode->gone == 0)
-			g_ptr_array_add(uris, episode->url);
-	}
-	push_changed(bridge, name, uris, &bridge->new_pushed, force);
-}
-
-/* Starred episodes, newest first. */
-static void
-sync_starred(Bridge *bridge, gboolean force)
-{
-	g_autoptr(GPtrArray) episodes = NULL;
-	g_autoptr(GPtrArray) uris = g_ptr_array_new();
-
-	if (*bridge->config->starred_playlist == '\0')
+	if (*new_name == '\0' && *starred_name == '\0')
 		return;
 	episodes = bridge_store_list_episodes(bridge->store, NULL);
 	for (guint i = 0; i < episodes->len; i++) {
 		const BridgeEpisode *episode = episodes->pdata[i];
 
+		if (!episode->listened && episode->gone == 0 &&
+		    fresh->len < bridge->config->new_limit)
+			g_ptr_array_add(fresh, episode->url);
 		if (episode->starred)
-			g_ptr_array_add(uris, episode->url);
+			g_ptr_array_add(starred, episode->url);
 	}
-	push_changed(bridge, bridge->config->starred_playlist, uris,
-	             &bridge->starred_pushed, force);
+	if (*new_name != '\0')
+		push_changed(bridge, new_name, fresh, &bridge->new_pushed,
+		             force);
+	if (*starred_name != '\0')
+		push_changed(bridge, starred_name, starred,
+		             &bridge->starred_pushed, force);
 }
 
 char *
@@ -298,8 +290,7 @@ bridge_sync_all(Bridge *bridge, gboolean force)
 		return;
 	for (guint i = 0; i < feeds->len; i++)
 		bridge_sync_feed(bridge, feeds->pdata[i], force);
-	sync_new(bridge, force);
-	sync_starred(bridge, force);
+	sync_new_and_starred(bridge, force);
 	sync_lists(bridge, force);
 }
 
