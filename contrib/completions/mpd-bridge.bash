@@ -51,7 +51,8 @@ _mpd_bridge()
 	local cur=${COMP_WORDS[COMP_CWORD]} word=$2
 	local prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local commands='run subscribe unsubscribe list refresh set episodes
-		queue mark status import-opml export-opml ping help'
+		queue mark star unstar later list-add list-remove lists status
+		import-opml export-opml ping help'
 	local cmd=${COMP_WORDS[0]/#\~/$HOME} i command='' first=0
 	local -a config=()
 	COMPREPLY=()
@@ -99,7 +100,8 @@ _mpd_bridge()
 		;;
 	episodes)
 		if [[ $prev == --state ]]; then
-			COMPREPLY=($(compgen -W 'new started listened' -- "$cur"))
+			COMPREPLY=($(compgen -W 'new in-progress listened starred later' \
+				-- "$cur"))
 		elif [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W '--json --state' -- "$cur"))
 		elif ((n <= 1)); then
@@ -115,7 +117,10 @@ _mpd_bridge()
 			COMPREPLY=($(compgen -W 'yes no' -- "$cur")) ;;
 		esac
 		;;
-	queue)
+	later)
+		((n == 0)) && COMPREPLY=($(compgen -W 'add remove move' -- "$cur"))
+		;;
+	queue | star | unstar)
 		if [[ $prev == latest ]]; then
 			_mpd_bridge_complete_feeds "$word" "$cmd" "${config[@]}"
 		else
