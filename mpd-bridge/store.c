@@ -1,136 +1,13 @@
 /*
- * The state file is a GKeyFile: a [bridge] group, then a [feed ID] group
- * per subscription, each followed by an [episode ID] group per episode.
- * GKeyFile names cannot hold every URL or GUID, so the ids are hashes and
- * the raw values are keys.
- *
- * The structs are the only copy of the state in memory. The file is parsed
- * a group at a time, each in a GKeyFile of its own: one GKeyFile of 50,000
- * episodes takes about 110 MB, seven times the file, on top of the
- * structs. Keys and groups this version does not know are kept, raw, in a
- * small GKeyFile of their own and written back on save.
+ * The bridge's state in memory: the subscriptions, their episodes and the
+ * lists, with the lookups the daemon needs. The structs are the only copy
+ * of the state; store-file.c reads and writes them.
  */
-#include "store.h"
+#include "store-private.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#define ID_LENGTH    16
-#define LOCK_POLL_MS 20
-
-typedef enum {
-	FIELD_STRING, /* char *; NULL when the key is absent */
-	FIELD_BOOLEAN,
-	FIELD_INT64,
-	FIELD_UINT,
-} FieldType;
-
-typedef struct {
-	const char *key;
-	size_t offset; /* in BridgeFeed or BridgeEpisode */
-	FieldType type;
-	gboolean required;
-} Field;
-
-/* The key and where its value lives: a key is the field's name. */
-#define FEED_FIELD(name)    #name, offsetof(BridgeFeed, name)
-#define EPISODE_FIELD(name) #name, offsetof(BridgeEpisode, name)
-
-static const Field bridge_fields[] = {
-	{ "version", 0, FIELD_INT64, TRUE },
-	{ "saved", 0, FIELD_INT64, FALSE },
-};
-
-static const Field feed_fields[] = {
-	{ FEED_FIELD(url), FIELD_STRING, TRUE },
-	{ FEED_FIELD(title), FIELD_STRING, FALSE },
-	{ FEED_FIELD(name), FIELD_STRING, FALSE },
-	{ FEED_FIELD(auto_queue), FIELD_BOOLEAN, FALSE },
-	{ FEED_FIELD(keep), FIELD_UINT, FALSE },
-	{ FEED_FIELD(match), FIELD_STRING, FALSE },
-	{ FEED_FIELD(exclude), FIELD_STRING, FALSE },
-	{ FEED_FIELD(min_duration), FIELD_INT64, FALSE },
-	{ FEED_FIELD(serial), FIELD_BOOLEAN, FALSE },
-	{ FEED_FIELD(complete), FIELD_BOOLEAN, FALSE },
-	{ FEED_FIELD(ttl), FIELD_INT64, FALSE },
-	{ FEED_FIELD(etag), FIELD_STRING, FALSE },
-	{ FEED_FIELD(last_modified), FIELD_STRING, FALSE },
-	{ FEED_FIELD(content_hash), FIELD_STRING, FALSE },
-	{ FEED_FIELD(last_refresh), FIELD_INT64, FALSE },
-	{ FEED_FIELD(next_refresh), FIELD_INT64, FALSE },
-	{ FEED_FIELD(last_error), FIELD_STRING, FALSE },
-	{ FEED_FIELD(failures), FIELD_UINT, FALSE },
-	{ FEED_FIELD(gone), FIELD_BOOLEAN, FALSE },
-	{ FEED_FIELD(pushed), FIELD_STRING, FALSE },
-	{ FEED_FIELD(added), FIELD_INT64, FALSE },
-};
-
-static const Field episode_fields[] = {
-	{ EPISODE_FIELD(feed_id), FIELD_STRING, TRUE },
-	{ EPISODE_FIELD(guid), FIELD_STRING, TRUE },
-	{ EPISODE_FIELD(url), FIELD_STRING, TRUE },
-	{ EPISODE_FIELD(title), FIELD_STRING, TRUE },
-	{ EPISODE_FIELD(author), FIELD_STRING, FALSE },
-	{ EPISODE_FIELD(published), FIELD_INT64, FALSE },
-	{ EPISODE_FIELD(duration), FIELD_INT64, FALSE },
-	{ EPISODE_FIELD(number), FIELD_INT64, FALSE },
-	{ EPISODE_FIELD(first_seen), FIELD_INT64, FALSE },
-	{ EPISODE_FIELD(listened), FIELD_BOOLEAN, FALSE },
-	{ EPISODE_FIELD(listened_at), FIELD_INT64, FALSE },
-	{ EPISODE_FIELD(position), FIELD_INT64, FALSE },
-	{ EPISODE_FIELD(last_played), FIELD_INT64, FALSE },
-	{ EPISODE_FIELD(starred), FIELD_BOOLEAN, FALSE },
-	{ EPISODE_FIELD(gone), FIELD_INT64, FALSE },
-};
-
-/* A list's group: its episodes are a GKeyFile list, read by hand. */
-#define LIST_FIELD(name) #name, offsetof(BridgeList, name)
-#define LATER_ID         "later"
-
-static const Field list_fields[] = {
-	{ LIST_FIELD(name), FIELD_STRING, FALSE },
-	{ "episodes", 0, FIELD_STRING, FALSE },
-};
-
-typedef struct {
-	BridgeFeed pub;      /* first, so that a BridgeFeed * is a Feed * */
-	GPtrArray *episodes; /* Episode *, in seq order; owns them */
-	GHashTable *by_guid; /* guid -> Episode *, borrowed */
-} Feed;
-
-/* pub comes first, so that a BridgeEpisode * is an Episode *. */
-typedef struct {
-	BridgeEpisode pub;
-	guint seq; /* creation order, kept through the file's order */
-	char id[]; /* pub.id points here: one allocation, not two */
-} Episode;
-
-/* What the file was when last read or written, to notice other writers. */
-typedef struct {
-	gboolean exists; /* FALSE: there was no file; the rest is 0 */
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-} Stamp;
-
-struct BridgeStore {
-	char *path;
-	int lock_fd;             /* of PATH.lock while locked; -1 otherwise */
-	Stamp stamp;             /* of the file the state came from */
-	GPtrArray *feeds;        /* Feed *, in the order added; owns them */
-	GHashTable *feed_ids;    /* id -> Feed *, borrowed */
-	GHashTable *episode_ids; /* id -> Episode *, borrowed */
-	GPtrArray *lists;        /* BridgeList *, play-later first; owns them */
-	GKeyFile *extra;         /* unknown keys and groups, raw, for saving */
-	guint next_seq;          /* for the next Episode */
-};
+#define ID_LENGTH 16
 
 static void
 free_strings(gpointer record, const Field *fields, gsize n_fields)
@@ -141,8 +18,8 @@ free_strings(gpointer record, const Field *fields, gsize n_fields)
 			                       fields[i].offset));
 }
 
-static Episode *
-episode_new(const char *id)
+Episode *
+bridge_store_episode_new(const char *id)
 {
 	size_t size = strlen(id) + 1;
 	Episode *episode = g_malloc0(sizeof(Episode) + size);
@@ -152,29 +29,30 @@ episode_new(const char *id)
 	return episode;
 }
 
-static void
-episode_free(gpointer data)
+void
+bridge_store_episode_free(gpointer data)
 {
 	Episode *episode = data;
 
-	free_strings(&episode->pub, episode_fields,
-	             G_N_ELEMENTS(episode_fields));
+	free_strings(&episode->pub, bridge_store_episode_fields,
+	             bridge_store_n_episode_fields);
 	g_free(episode);
 }
 
-static Feed *
-feed_new(const char *id)
+Feed *
+bridge_store_feed_new(const char *id)
 {
 	Feed *feed = g_new0(Feed, 1);
 
 	feed->pub.id = g_strdup(id);
-	feed->episodes = g_ptr_array_new_with_free_func(episode_free);
+	feed->episodes =
+	        g_ptr_array_new_with_free_func(bridge_store_episode_free);
 	feed->by_guid = g_hash_table_new(g_str_hash, g_str_equal);
 	return feed;
 }
 
-static void
-feed_free(gpointer data)
+void
+bridge_store_feed_free(gpointer data)
 {
 	Feed *feed = data;
 
@@ -183,13 +61,14 @@ feed_free(gpointer data)
 	/* The table's keys belong to the episodes: drop it first. */
 	g_hash_table_unref(feed->by_guid);
 	g_ptr_array_unref(feed->episodes);
-	free_strings(&feed->pub, feed_fields, G_N_ELEMENTS(feed_fields));
+	free_strings(&feed->pub, bridge_store_feed_fields,
+	             bridge_store_n_feed_fields);
 	g_free(feed->pub.id);
 	g_free(feed);
 }
 
-static void
-list_free(gpointer data)
+void
+bridge_store_list_free(gpointer data)
 {
 	BridgeList *list = data;
 
@@ -200,8 +79,8 @@ list_free(gpointer data)
 	g_free(list);
 }
 
-static BridgeList *
-list_new(const char *id, const char *name)
+BridgeList *
+bridge_store_list_new(const char *id, const char *name)
 {
 	BridgeList *list = g_new0(BridgeList, 1);
 
@@ -211,23 +90,23 @@ list_new(const char *id, const char *name)
 	return list;
 }
 
-static BridgeStore *
-store_new(const char *path)
+BridgeStore *
+bridge_store_new_empty(const char *path)
 {
 	BridgeStore *store = g_new0(BridgeStore, 1);
 
 	store->path = g_strdup(path);
 	store->lock_fd = -1;
-	store->feeds = g_ptr_array_new_with_free_func(feed_free);
+	store->feeds = g_ptr_array_new_with_free_func(bridge_store_feed_free);
 	store->feed_ids = g_hash_table_new(g_str_hash, g_str_equal);
 	store->episode_ids = g_hash_table_new(g_str_hash, g_str_equal);
-	store->lists = g_ptr_array_new_with_free_func(list_free);
+	store->lists = g_ptr_array_new_with_free_func(bridge_store_list_free);
 	store->extra = g_key_file_new();
 	return store;
 }
 
-static gint64
-now_seconds(void)
+gint64
+bridge_store_now(void)
 {
 	return g_get_real_time() / G_USEC_PER_SEC;
 }
@@ -250,330 +129,16 @@ new_id(GHashTable *taken, const char *seed)
 	}
 }
 
-static void
-stamp_from_stat(Stamp *stamp, const struct stat *st)
-{
-	stamp->exists = TRUE;
-	stamp->dev = st->st_dev;
-	stamp->ino = st->st_ino;
-	stamp->size = st->st_size;
-	stamp->mtime = st->st_mtim;
-}
-
-static gboolean
-stamp_equal(const Stamp *a, const Stamp *b)
-{
-	if (a->exists != b->exists)
-		return FALSE;
-	return !a->exists ||
-	       (a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-	        a->mtime.tv_sec == b->mtime.tv_sec &&
-	        a->mtime.tv_nsec == b->mtime.tv_nsec);
-}
-
-static void G_GNUC_PRINTF(5, 6)
-        refuse(GError **error, GQuark domain, gint code, const char *path,
-               const char *format, ...)
-{
-	g_autofree char *what = NULL;
-	va_list args;
-
-	va_start(args, format);
-	what = g_strdup_vprintf(format, args);
-	va_end(args);
-	g_set_error(error, domain, code,
-	            "cannot use the state file %s: %s; move it away to start "
-	            "afresh (it is left as it is)",
-	            path, what);
-}
-
-/* Reads the fields of @record from @group; TRUE, or FALSE with @error. */
-static gboolean
-read_fields(const BridgeStore *store, GKeyFile *key_file, const char *group,
-            guint line, const Field *fields, gsize n_fields, gpointer record,
-            gsize *found, GError **error)
-{
-	for (gsize i = 0; i < n_fields; i++) {
-		const Field *field = &fields[i];
-		g_autoptr(GError) local = NULL;
-		g_autofree char *raw = NULL;
-		gint64 number = 0;
-
-		if (field->type == FIELD_STRING) {
-			char *value = g_key_file_get_string(key_file, group,
-			                                    field->key, &local);
-
-			/* A bad escape comes with a value, and an error. */
-			if (local != NULL &&
-			    !g_error_matches(local, G_KEY_FILE_ERROR,
-			                     G_KEY_FILE_ERROR_KEY_NOT_FOUND)) {
-				g_free(value);
-				refuse(error, G_KEY_FILE_ERROR,
-				       G_KEY_FILE_ERROR_INVALID_VALUE,
-				       store->path,
-				       "line %u: [%s] %s has a backslash that "
-				       "is none of \\s \\n \\t \\r \\\\",
-				       line, group, field->key);
-				return FALSE;
-			}
-			G_STRUCT_MEMBER(char *, record, field->offset) = value;
-			if (value != NULL) {
-				(*found)++;
-				continue;
-			}
-		} else {
-			raw = g_key_file_get_value(key_file, group, field->key,
-			                           NULL);
-		}
-		if (raw == NULL) {
-			if (!field->required)
-				continue;
-			refuse(error, G_KEY_FILE_ERROR,
-			       G_KEY_FILE_ERROR_KEY_NOT_FOUND, store->path,
-			       "line %u: [%s] has no %s", line, group,
-			       field->key);
-			return FALSE;
-		}
-		(*found)++;
-		g_strstrip(raw);
-		switch (field->type) {
-		case FIELD_BOOLEAN:
-			if (strcmp(raw, "true") == 0 || strcmp(raw, "1") == 0)
-				G_STRUCT_MEMBER(gboolean, record,
-				                field->offset) = TRUE;
-			else if (strcmp(raw, "false") != 0 &&
-			         strcmp(raw, "0") != 0)
-				goto invalid;
-			break;
-		case FIELD_INT64:
-			if (!g_ascii_string_to_signed(raw, 10, G_MININT64,
-			                              G_MAXINT64, &number,
-			                              NULL))
-				goto invalid;
-			if (record != NULL)
-				G_STRUCT_MEMBER(gint64, record, field->offset) =
-				        number;
-			break;
-		case FIELD_UINT: {
-			guint64 unsigned_number = 0;
-
-			if (!g_ascii_string_to_unsigned(raw, 10, 0, G_MAXUINT,
-			                                &unsigned_number, NULL))
-				goto invalid;
-			G_STRUCT_MEMBER(guint, record, field->offset) =
-			        (guint)unsigned_number;
-			break;
-		}
-		case FIELD_STRING:
-		default:
-			g_assert_not_reached();
-		}
-		continue;
-	invalid:
-		refuse(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-		       store->path, "line %u: [%s] %s is “%s”, not %s", line,
-		       group, field->key, raw,
-		       field->type == FIELD_BOOLEAN ? "true or false"
-		                                    : "a whole number");
-		return FALSE;
-	}
-	return TRUE;
-}
-
-/* A group and the lines up to the next one, comments above it included. */
-typedef struct {
-	gsize start;  /* offset of its first byte */
-	guint line;   /* of its group line, from 1 */
-	guint n_keys; /* lines that may be keys; at least the keys */
-} Section;
-
-static gboolean
-is_field(const char *key, const Field *fields, gsize n_fields)
-{
-	for (gsize i = 0; i < n_fields; i++)
-		if (strcmp(key, fields[i].key) == 0)
-			return TRUE;
-	return FALSE;
-}
-
-/*
- * Keeps the keys of @group that are not @fields, to write them back. The
- * usual group has none, which its count of lines tells without listing.
- */
-static void
-keep_unknown(BridgeStore *store, GKeyFile *key_file, const char *group,
-             const Field *fields, gsize n_fields, gsize found,
-             const Section *section)
-{
-	gsize n_keys = 0;
-	g_auto(GStrv) keys = NULL;
-
-	if (section->n_keys == found)
-		return;
-	keys = g_key_file_get_keys(key_file, group, &n_keys, NULL);
-	for (gsize i = 0; i < n_keys; i++) {
-		g_autofree char *raw = NULL;
-
-		if (is_field(keys[i], fields, n_fields))
-			continue;
-		raw = g_key_file_get_value(key_file, group, keys[i], NULL);
-		g_key_file_set_value(store->extra, group, keys[i], raw);
-	}
-}
-
-static void
-attach(Feed *feed, Episode *episode)
+void
+bridge_store_attach(Feed *feed, Episode *episode)
 {
 	g_ptr_array_add(feed->episodes, episode);
 	g_hash_table_insert(feed->by_guid, episode->pub.guid, episode);
 }
 
-/* Attaches an episode read from the file to its feed; FALSE if a twin. */
-static gboolean
-attach_loaded(BridgeStore *store, Feed *feed, Episode *episode, GError **error)
-{
-	Episode *twin = g_hash_table_lookup(feed->by_guid, episode->pub.guid);
-
-	if (twin != NULL) {
-		refuse(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-		       store->path,
-		       "[episode %s] and [episode %s] have the same guid in "
-		       "[feed %s]",
-		       twin->pub.id, episode->pub.id, feed->pub.id);
-		return FALSE;
-	}
-	attach(feed, episode);
-	return TRUE;
-}
-
-static gboolean
-load_feed(BridgeStore *store, GKeyFile *key_file, const char *group,
-          const Section *section, GError **error)
-{
-	const char *id = group + strlen("feed ");
-	guint line = section->line;
-	Feed *feed = NULL;
-	gsize found = 0;
-
-	if (*id == '\0' || g_hash_table_contains(store->feed_ids, id)) {
-		refuse(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-		       store->path, "line %u: [%s] %s", line, group,
-		       *id == '\0' ? "has no id" : "appears twice");
-		return FALSE;
-	}
-	feed = feed_new(id);
-	if (!read_fields(store, key_file, group, line, feed_fields,
-	                 G_N_ELEMENTS(feed_fields), &feed->pub, &found,
-	                 error)) {
-		feed_free(feed);
-		return FALSE;
-	}
-	keep_unknown(store, key_file, group, feed_fields,
-	             G_N_ELEMENTS(feed_fields), found, section);
-	g_ptr_array_add(store->feeds, feed);
-	g_hash_table_insert(store->feed_ids, feed->pub.id, feed);
-	return TRUE;
-}
-
-/* An episode whose feed is further down goes to @pending until the end. */
-static gboolean
-load_episode(BridgeStore *store, GKeyFile *key_file, const char *group,
-             const Section *section, GPtrArray *pending, GError **error)
-{
-	const char *id = group + strlen("episode ");
-	guint line = section->line;
-	Episode *episode = NULL;
-	Feed *feed = NULL;
-	gsize found = 0;
-
-	if (*id == '\0' || g_hash_table_contains(store->episode_ids, id)) {
-		refuse(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-		       store->path, "line %u: [%s] %s", line, group,
-		       *id == '\0' ? "has no id" : "appears twice");
-		return FALSE;
-	}
-	episode = episode_new(id);
-	episode->seq = store->next_seq++;
-	if (!read_fields(store, key_file, group, line, episode_fields,
-	                 G_N_ELEMENTS(episode_fields), &episode->pub, &found,
-	                 error)) {
-		episode_free(episode);
-		return FALSE;
-	}
-	keep_unknown(store, key_file, group, episode_fields,
-	             G_N_ELEMENTS(episode_fields), found, section);
-	g_hash_table_insert(store->episode_ids, episode->pub.id, episode);
-	feed = g_hash_table_lookup(store->feed_ids, episode->pub.feed_id);
-	if (feed == NULL) {
-		g_ptr_array_add(pending, episode);
-		return TRUE;
-	}
-	if (!attach_loaded(store, feed, episode, error)) {
-		episode_free(episode);
-		return FALSE;
-	}
-	return TRUE;
-}
-
-static BridgeList *
-find_list_id(const BridgeStore *store, const char *id)
-{
-	for (guint i = 0; i < store->lists->len; i++) {
-		BridgeList *list = g_ptr_array_index(store->lists, i);
-
-		if (strcmp(list->id, id) == 0)
-			return list;
-	}
-	return NULL;
-}
-
-/* Its episodes are checked once every episode is loaded: see parse(). */
-static gboolean
-load_list(BridgeStore *store, GKeyFile *key_file, const char *group,
-          const Section *section, GError **error)
-{
-	const char *id = group + strlen("list ");
-	g_autoptr(GError) local = NULL;
-	g_auto(GStrv) episodes = NULL;
-	BridgeList *list = NULL;
-	gsize found = 0;
-
-	if (*id == '\0' || find_list_id(store, id) != NULL) {
-		refuse(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-		       store->path, "line %u: [%s] %s", section->line, group,
-		       *id == '\0' ? "has no id" : "appears twice");
-		return FALSE;
-	}
-	list = list_new(id, NULL);
-	if (!read_fields(store, key_file, group, section->line, list_fields, 1,
-	                 list, &found, error)) {
-		list_free(list);
-		return FALSE;
-	}
-	if ((list->name == NULL) != (strcmp(id, LATER_ID) == 0)) {
-		refuse(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-		       store->path, "line %u: [%s] %s", section->line, group,
-		       list->name == NULL ? "has no name" : "has a name");
-		list_free(list);
-		return FALSE;
-	}
-	episodes = g_key_file_get_string_list(key_file, group, "episodes", NULL,
-	                                      &local);
-	for (gsize i = 0; episodes != NULL && episodes[i] != NULL; i++)
-		g_ptr_array_add(list->episodes, g_strdup(episodes[i]));
-	found += episodes != NULL;
-	keep_unknown(store, key_file, group, list_fields,
-	             G_N_ELEMENTS(list_fields), found, section);
-	if (list->name == NULL)
-		g_ptr_array_insert(store->lists, 0, list);
-	else
-		g_ptr_array_add(store->lists, list);
-	return TRUE;
-}
-
 /* An id on a list that names no episode: the episode was dropped. */
-static void
-prune_lists(BridgeStore *store)
+void
+bridge_store_prune_lists(BridgeStore *store)
 {
 	for (guint i = 0; i < store->lists->len; i++) {
 		BridgeList *list = g_ptr_array_index(store->lists, i);
@@ -585,306 +150,13 @@ prune_lists(BridgeStore *store)
 	}
 }
 
-static gboolean
-load_bridge(BridgeStore *store, GKeyFile *key_file, const Section *section,
-            GError **error)
-{
-	guint line = section->line;
-	g_autofree char *raw =
-	        g_key_file_get_value(key_file, "bridge", "version", NULL);
-	gint64 version = 0;
-	gsize found = 0;
-
-	if (raw == NULL) {
-		refuse(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
-		       store->path, "line %u: [bridge] has no version", line);
-		return FALSE;
-	}
-	g_strstrip(raw);
-	if (!g_ascii_string_to_signed(raw, 10, G_MININT64, G_MAXINT64, &version,
-	                              NULL)) {
-		refuse(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-		       store->path,
-		       "line %u: [bridge] version is “%s”, not a whole number",
-		       line, raw);
-		return FALSE;
-	}
-	if (version > BRIDGE_STORE_VERSION) {
-		g_set_error(error, G_KEY_FILE_ERROR,
-		            G_KEY_FILE_ERROR_INVALID_VALUE,
-		            "cannot use the state file %s: it was written by "
-		            "a newer mpd-bridge (format %" G_GINT64_FORMAT
-		            "); update mpd-bridge (the file is left as it is)",
-		            store->path, version);
-		return FALSE;
-	}
-	if (version < 1) {
-		refuse(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-		       store->path,
-		       "line %u: [bridge] version %" G_GINT64_FORMAT
-		       " is no format mpd-bridge ever wrote",
-		       line, version);
-		return FALSE;
-	}
-	/* "saved" is only checked: it is rewritten on save. */
-	if (!read_fields(store, key_file, "bridge", line, bridge_fields,
-	                 G_N_ELEMENTS(bridge_fields), NULL, &found, error))
-		return FALSE;
-	keep_unknown(store, key_file, "bridge", bridge_fields,
-	             G_N_ELEMENTS(bridge_fields), found, section);
-	return TRUE;
-}
-
-static gboolean
-is_group_line(const char *p, const char *end, const char *group)
-{
-	size_t length = strlen(group);
-
-	if ((size_t)(end - p) < length || memcmp(p, group, length) != 0)
-		return FALSE;
-	for (p += length; p < end; p++)
-		if (*p != ' ' && *p != '\t' && *p != '\r')
-			return FALSE;
-	return TRUE;
-}
-
-/*
- * Cuts @text before each line that begins with '[' (after blanks):
- * GKeyFile reads exactly those as groups, or refuses them. Lines before
- * the first group are left to GKeyFile to refuse.
- */
-static GArray *
-split_groups(const char *text, gsize length, gssize *bridge)
-{
-	GArray *sections = g_array_new(FALSE, FALSE, sizeof(Section));
-	guint line = 1;
-
-	*bridge = -1;
-	for (gsize at = 0; at < length; line++) {
-		const char *p = text + at;
-		const char *newline = memchr(p, '\n', length - at);
-		const char *end = newline != NULL ? newline : text + length;
-
-		while (p < end && g_ascii_isspace(*p))
-			p++;
-		if (p < end && *p == '[') {
-			Section section = { sections->len == 0 ? 0 : at, line };
-
-			if (*bridge < 0 && is_group_line(p, end, "[bridge]"))
-				*bridge = sections->len;
-			g_array_append_val(sections, section);
-		} else if (p < end && *p != '#' && sections->len > 0) {
-			g_array_index(sections, Section, sections->len - 1)
-			        .n_keys++;
-		}
-		at = (gsize)(end - text) + 1;
-	}
-	return sections;
-}
-
-static gboolean
-load_section(BridgeStore *store, const char *text, gsize length,
-             const Section *section, gboolean bridge, GPtrArray *pending,
-             GError **error)
-{
-	g_autoptr(GKeyFile) key_file = g_key_file_new();
-	g_autoptr(GError) local = NULL;
-	g_autofree char *group = NULL;
-
-	if (!g_key_file_load_from_data(key_file, text, length,
-	                               G_KEY_FILE_KEEP_TRANSLATIONS, &local)) {
-		refuse(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE,
-		       store->path, "near line %u: %s", section->line,
-		       local->message);
-		return FALSE;
-	}
-	group = g_key_file_get_start_group(key_file);
-	g_assert(group != NULL);
-	if (bridge)
-		return load_bridge(store, key_file, section, error);
-	if (strcmp(group, "bridge") == 0) {
-		refuse(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-		       store->path, "line %u: [bridge] appears twice",
-		       section->line);
-		return FALSE;
-	}
-	if (g_str_has_prefix(group, "feed "))
-		return load_feed(store, key_file, group, section, error);
-	if (g_str_has_prefix(group, "episode "))
-		return load_episode(store, key_file, group, section, pending,
-		                    error);
-	if (g_str_has_prefix(group, "list "))
-		return load_list(store, key_file, group, section, error);
-	keep_unknown(store, key_file, group, NULL, 0, 0, section);
-	return TRUE;
-}
-
-static gint
-compare_seq(gconstpointer a, gconstpointer b)
+gint
+bridge_store_compare_seq(gconstpointer a, gconstpointer b)
 {
 	const Episode *x = *(Episode *const *)a;
 	const Episode *y = *(Episode *const *)b;
 
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Episodes that came before their feed in the file. */
-static gboolean
-attach_pending(BridgeStore *store, GPtrArray *pending, GError **error)
-{
-	while (pending->len > 0) {
-		Episode *episode = g_ptr_array_steal_index(pending, 0);
-		Feed *feed = g_hash_table_lookup(store->feed_ids,
-		                                 episode->pub.feed_id);
-
-		if (feed == NULL) {
-			refuse(error, G_KEY_FILE_ERROR,
-			       G_KEY_FILE_ERROR_INVALID_VALUE, store->path,
-			       "[episode %s] belongs to feed %s, which has "
-			       "no [feed %s] group",
-			       episode->pub.id, episode->pub.feed_id,
-			       episode->pub.feed_id);
-			episode_free(episode);
-			return FALSE;
-		}
-		if (!attach_loaded(store, feed, episode, error)) {
-			episode_free(episode);
-			return FALSE;
-		}
-		g_ptr_array_sort(feed->episodes, compare_seq);
-	}
-	return TRUE;
-}
-
-static gboolean
-parse(BridgeStore *store, const char *text, gsize length, GError **error)
-{
-	g_autoptr(GPtrArray) pending =
-	        g_ptr_array_new_with_free_func(episode_free);
-	g_autoptr(GArray) sections = NULL;
-	const char *bad = NULL;
-	gssize bridge = -1;
-
-	if (!g_utf8_validate(text, (gssize)length, &bad)) {
-		guint line = 1;
-
-		for (const char *p = text; p < bad; p++)
-			line += *p == '\n';
-		refuse(error, G_KEY_FILE_ERROR,
-		       G_KEY_FILE_ERROR_UNKNOWN_ENCODING, store->path,
-		       "line %u is not UTF-8 text", line);
-		return FALSE;
-	}
-	sections = split_groups(text, length, &bridge);
-	if (bridge < 0) {
-		refuse(error, G_KEY_FILE_ERROR,
-		       G_KEY_FILE_ERROR_GROUP_NOT_FOUND, store->path,
-		       "it has no [bridge] group, so it is not an "
-		       "mpd-bridge state file");
-		return FALSE;
-	}
-	/* The version first, so a newer file is refused as newer. */
-	for (guint i = 0, n = sections->len; i < n; i++) {
-		guint k = i == 0               ? (guint)bridge
-		          : i <= (guint)bridge ? i - 1
-		                               : i;
-		const Section *section = &g_array_index(sections, Section, k);
-		gsize end =
-		        k + 1 < n
-		                ? g_array_index(sections, Section, k + 1).start
-		                : length;
-
-		if (!load_section(store, text + section->start,
-		                  end - section->start, section,
-		                  k == (guint)bridge, pending, error))
-			return FALSE;
-	}
-	if (!attach_pending(store, pending, error))
-		return FALSE;
-	prune_lists(store);
-	return TRUE;
-}
-
-static char *
-read_all(int fd, gsize size_hint, gsize *length, int *errsv)
-{
-	gsize allocated = size_hint + 1;
-	gsize used = 0;
-	char *buffer = g_malloc(allocated);
-
-	for (;;) {
-		ssize_t n;
-
-		if (allocated - used < 2) {
-			allocated *= 2;
-			buffer = g_realloc(buffer, allocated);
-		}
-		n = read(fd, buffer + used, allocated - used - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			*errsv = errno;
-			g_free(buffer);
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		used += (gsize)n;
-	}
-	buffer[used] = '\0';
-	*length = used;
-	return buffer;
-}
-
-static gboolean
-load(BridgeStore *store, GError **error)
-{
-	g_autofree char *text = NULL;
-	struct stat st;
-	gsize length = 0;
-	int errsv = 0;
-	int fd = open(store->path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 && errno == ENOENT) {
-		store->stamp.exists = FALSE;
-		return TRUE;
-	}
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		errsv = errno;
-	} else if (!S_ISREG(st.st_mode)) {
-		errsv = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-	} else {
-		text = read_all(fd, (gsize)st.st_size, &length, &errsv);
-	}
-	if (fd >= 0)
-		close(fd);
-	if (errsv != 0) {
-		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv),
-		            "cannot read the state file %s: %s", store->path,
-		            errsv == EINVAL ? "not a regular file"
-		                            : g_strerror(errsv));
-		return FALSE;
-	}
-	if (!parse(store, text, length, error))
-		return FALSE;
-	stamp_from_stat(&store->stamp, &st);
-	return TRUE;
-}
-
-BridgeStore *
-bridge_store_open(const char *path, GError **error)
-{
-	BridgeStore *store = NULL;
-
-	g_return_val_if_fail(path != NULL, NULL);
-	g_return_val_if_fail(error == NULL || *error == NULL, NULL);
-
-	store = store_new(path);
-	if (!load(store, error)) {
-		bridge_store_free(store);
-		return NULL;
-	}
-	return store;
 }
 
 void
@@ -900,342 +172,6 @@ bridge_store_free(BridgeStore *store)
 	g_key_file_free(store->extra);
 	g_free(store->path);
 	g_free(store);
-}
-
-/*
- * Escapes as GKeyFile does, through a scratch one, so the rules are
- * GLib's. GKeyFile cannot keep a leading form feed; nothing else is lost.
- */
-static void
-append_value(GString *out, GKeyFile *scratch, const char *value)
-{
-	g_autofree char *valid = NULL;
-	g_autofree char *escaped = NULL;
-
-	if (!g_utf8_validate(value, -1, NULL))
-		value = valid = g_utf8_make_valid(value, -1);
-	if (strpbrk(value, "\n\r\\") == NULL && value[0] != ' ' &&
-	    value[0] != '\t') {
-		g_string_append(out, value);
-		return;
-	}
-	g_key_file_set_string(scratch, "s", "v", value);
-	escaped = g_key_file_get_value(scratch, "s", "v", NULL);
-	g_string_append(out, escaped);
-}
-
-static void
-append_unknown(GString *out, GKeyFile *extra, const char *group)
-{
-	g_auto(GStrv) keys = NULL;
-
-	if (!g_key_file_has_group(extra, group))
-		return;
-	keys = g_key_file_get_keys(extra, group, NULL, NULL);
-	for (gsize i = 0; keys[i] != NULL; i++) {
-		g_autofree char *raw =
-		        g_key_file_get_value(extra, group, keys[i], NULL);
-
-		g_string_append_printf(out, "%s=%s\n", keys[i], raw);
-	}
-}
-
-/* Without printf, whose every call allocates: a save writes 650,000 keys. */
-static void
-append_group(GString *out, GKeyFile *scratch, GKeyFile *extra,
-             const char *group, gconstpointer record, const Field *fields,
-             gsize n_fields)
-{
-	g_string_append(out, "\n[");
-	g_string_append(out, group);
-	g_string_append(out, "]\n");
-	for (gsize i = 0; i < n_fields; i++) {
-		const Field *field = &fields[i];
-		const char *string = NULL;
-		char number[32];
-
-		if (field->type == FIELD_STRING) {
-			string = G_STRUCT_MEMBER(const char *, record,
-			                         field->offset);
-			if (string == NULL)
-				continue;
-		}
-		g_string_append(out, field->key);
-		g_string_append_c(out, '=');
-		switch (field->type) {
-		case FIELD_STRING:
-			append_value(out, scratch, string);
-			break;
-		case FIELD_BOOLEAN:
-			g_string_append(out, G_STRUCT_MEMBER(gboolean, record,
-			                                     field->offset)
-			                             ? "true"
-			                             : "false");
-			break;
-		case FIELD_INT64:
-			g_snprintf(
-			        number, sizeof(number), "%" G_GINT64_FORMAT,
-			        G_STRUCT_MEMBER(gint64, record, field->offset));
-			g_string_append(out, number);
-			break;
-		case FIELD_UINT:
-			g_snprintf(
-			        number, sizeof(number), "%u",
-			        G_STRUCT_MEMBER(guint, record, field->offset));
-			g_string_append(out, number);
-			break;
-		default:
-			g_assert_not_reached();
-		}
-		g_string_append_c(out, '\n');
-	}
-	append_unknown(out, extra, group);
-}
-
-/*
- * Whether append_group() writes @group's unknown keys. Those of a feed or
- * episode that is gone are dropped with it.
- */
-static gboolean
-is_known_group(const char *group)
-{
-	return strcmp(group, "bridge") == 0 ||
-	       g_str_has_prefix(group, "feed ") ||
-	       g_str_has_prefix(group, "episode ") ||
-	       g_str_has_prefix(group, "list ");
-}
-
-static GString *
-serialize(const BridgeStore *store)
-{
-	g_autoptr(GKeyFile) scratch = g_key_file_new();
-	g_autoptr(GString) name = g_string_new(NULL);
-	g_auto(GStrv) groups = g_key_file_get_groups(store->extra, NULL);
-	GString *out = g_string_sized_new((gsize)store->stamp.size + 4096);
-
-	g_string_append(
-	        out,
-	        "# mpd-bridge's state: the subscriptions and the episodes "
-	        "seen in them.\n"
-	        "# mpd-bridge rewrites it: stop mpd-bridge before editing it "
-	        "by hand,\n"
-	        "# and keep the group names, which are ids. Times are Unix "
-	        "seconds.\n"
-	        "# Comments are not kept.\n");
-	g_string_append_printf(
-	        out, "\n[bridge]\nversion=%d\nsaved=%" G_GINT64_FORMAT "\n",
-	        BRIDGE_STORE_VERSION, now_seconds());
-	append_unknown(out, store->extra, "bridge");
-	for (guint i = 0; i < store->feeds->len; i++) {
-		const Feed *feed = g_ptr_array_index(store->feeds, i);
-
-		g_string_assign(name, "feed ");
-		g_string_append(name, feed->pub.id);
-		append_group(out, scratch, store->extra, name->str, &feed->pub,
-		             feed_fields, G_N_ELEMENTS(feed_fields));
-		for (guint j = 0; j < feed->episodes->len; j++) {
-			const Episode *episode =
-			        g_ptr_array_index(feed->episodes, j);
-
-			g_string_assign(name, "episode ");
-			g_string_append(name, episode->pub.id);
-			append_group(out, scratch, store->extra, name->str,
-			             &episode->pub, episode_fields,
-			             G_N_ELEMENTS(episode_fields));
-		}
-	}
-	for (guint i = 0; i < store->lists->len; i++) {
-		const BridgeList *list = g_ptr_array_index(store->lists, i);
-
-		g_string_assign(name, "list ");
-		g_string_append(name, list->id);
-		append_group(out, scratch, store->extra, name->str, list,
-		             list_fields, 1);
-		g_string_append(out, "episodes=");
-		for (guint j = 0; j < list->episodes->len; j++) {
-			g_string_append(out, list->episodes->pdata[j]);
-			g_string_append_c(out, ';');
-		}
-		g_string_append_c(out, '\n');
-	}
-	for (gsize i = 0; groups[i] != NULL; i++) {
-		if (is_known_group(groups[i]))
-			continue;
-		g_string_append_printf(out, "\n[%s]\n", groups[i]);
-		append_unknown(out, store->extra, groups[i]);
-	}
-	return out;
-}
-
-static gboolean
-make_parent(const char *path, const char *what, GError **error)
-{
-	g_autofree char *dir = g_path_get_dirname(path);
-	int errsv;
-
-	if (g_mkdir_with_parents(dir, 0700) == 0)
-		return TRUE;
-	errsv = errno;
-	g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv),
-	            "cannot %s %s: cannot create the directory %s: %s", what,
-	            path, dir, g_strerror(errsv));
-	return FALSE;
-}
-
-gboolean
-bridge_store_save(BridgeStore *store, GError **error)
-{
-	g_autoptr(GString) text = NULL;
-	struct stat st;
-
-	g_return_val_if_fail(store != NULL, FALSE);
-	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
-
-	text = serialize(store);
-	if (!make_parent(store->path, "save the state to", error))
-		return FALSE;
-	if (!g_file_set_contents_full(store->path, text->str, (gssize)text->len,
-	                              G_FILE_SET_CONTENTS_CONSISTENT, 0600,
-	                              error)) {
-		g_prefix_error(error,
-		               "cannot save the state to %s: ", store->path);
-		return FALSE;
-	}
-	if (stat(store->path, &st) == 0)
-		stamp_from_stat(&store->stamp, &st);
-	return TRUE;
-}
-
-/* Swaps in the file's state when another writer changed it. */
-static gboolean
-reload_if_changed(BridgeStore *store, GError **error)
-{
-	BridgeStore *fresh = NULL;
-	BridgeStore old;
-	Stamp now = { 0 };
-	struct stat st;
-
-	if (stat(store->path, &st) == 0)
-		stamp_from_stat(&now, &st);
-	if (stamp_equal(&now, &store->stamp))
-		return TRUE;
-	fresh = store_new(store->path);
-	if (!load(fresh, error)) {
-		bridge_store_free(fresh);
-		return FALSE;
-	}
-	old = *store;
-	*store = *fresh;
-	*fresh = old;
-	/* The path and the lock stay with the store. */
-	fresh->path = store->path;
-	store->path = old.path;
-	fresh->lock_fd = -1;
-	store->lock_fd = old.lock_fd;
-	bridge_store_free(fresh);
-	return TRUE;
-}
-
-/* The process that holds the lock, as it wrote itself in; 0: unknown. */
-static long
-lock_holder(int fd)
-{
-	char buffer[32];
-	ssize_t n = pread(fd, buffer, sizeof(buffer) - 1, 0);
-	long pid = 0;
-
-	if (n <= 0)
-		return 0;
-	buffer[n] = '\0';
-	pid = strtol(buffer, NULL, 10);
-	return pid > 0 ? pid : 0;
-}
-
-static void
-lock_timed_out(const BridgeStore *store, int fd, guint timeout_ms,
-               GError **error)
-{
-	long pid = lock_holder(fd);
-	g_autofree char *holder =
-	        pid > 0 ? g_strdup_printf(" (process %ld)", pid) : NULL;
-
-	g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_AGAIN,
-	            "cannot lock the state file %s: another mpd-bridge%s "
-	            "holds %s.lock and did not let go within %u ms; try again "
-	            "when it is done",
-	            store->path, holder != NULL ? holder : "", store->path,
-	            timeout_ms);
-}
-
-gboolean
-bridge_store_lock(BridgeStore *store, guint timeout_ms, GError **error)
-{
-	g_autofree char *lock_path = NULL;
-	g_autofree char *pid = NULL;
-	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
-	int fd;
-
-	g_return_val_if_fail(store != NULL, FALSE);
-	g_return_val_if_fail(store->lock_fd < 0, FALSE);
-	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
-
-	lock_path = g_strconcat(store->path, ".lock", NULL);
-	if (!make_parent(lock_path, "lock", error))
-		return FALSE;
-	fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		int errsv = errno;
-
-		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv),
-		            "cannot lock the state file %s: cannot open %s: %s",
-		            store->path, lock_path, g_strerror(errsv));
-		return FALSE;
-	}
-	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		int errsv = errno;
-		gint64 now = g_get_monotonic_time();
-
-		if (errsv == EINTR)
-			continue;
-		if (errsv == EWOULDBLOCK && now < deadline) {
-			g_usleep((gulong)MIN(LOCK_POLL_MS * 1000,
-			                     deadline - now));
-			continue;
-		}
-		if (errsv == EWOULDBLOCK)
-			lock_timed_out(store, fd, timeout_ms, error);
-		else
-			g_set_error(error, G_FILE_ERROR,
-			            g_file_error_from_errno(errsv),
-			            "cannot lock the state file %s: %s",
-			            store->path, g_strerror(errsv));
-		close(fd);
-		return FALSE;
-	}
-	/* Only for the message of whoever waits for it. */
-	pid = g_strdup_printf("%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) != 0 ||
-	    pwrite(fd, pid, strlen(pid), 0) != (ssize_t)strlen(pid))
-		g_debug("cannot write the process id to %s: %s", lock_path,
-		        g_strerror(errno));
-	store->lock_fd = fd;
-	if (!reload_if_changed(store, error)) {
-		bridge_store_unlock(store);
-		return FALSE;
-	}
-	return TRUE;
-}
-
-void
-bridge_store_unlock(BridgeStore *store)
-{
-	g_return_if_fail(store != NULL);
-
-	if (store->lock_fd < 0)
-		return;
-	/* Closing the last descriptor releases the flock. */
-	close(store->lock_fd);
-	store->lock_fd = -1;
 }
 
 const char *
@@ -1330,9 +266,9 @@ bridge_store_add_feed(BridgeStore *store, const char *url)
 			return NULL;
 	}
 	id = new_id(store->feed_ids, url);
-	feed = feed_new(id);
+	feed = bridge_store_feed_new(id);
 	feed->pub.url = g_strdup(url);
-	feed->pub.added = now_seconds();
+	feed->pub.added = bridge_store_now();
 	g_ptr_array_add(store->feeds, feed);
 	g_hash_table_insert(store->feed_ids, feed->pub.id, feed);
 	return &feed->pub;
@@ -1361,7 +297,7 @@ bridge_store_remove_feed(BridgeStore *store, BridgeFeed *feed)
 		g_hash_table_remove(store->episode_ids, episode->pub.id);
 		drop_unknown(store, "episode", episode->pub.id);
 	}
-	prune_lists(store);
+	bridge_store_prune_lists(store);
 	drop_unknown(store, "feed", feed->id);
 	g_hash_table_remove(store->feed_ids, feed->id);
 	g_ptr_array_remove(store->feeds, own);
@@ -1399,14 +335,14 @@ bridge_store_get_episode(BridgeStore *store, BridgeFeed *feed, const char *guid,
 		return &episode->pub;
 	seed = g_strconcat(feed->id, "\n", guid, NULL);
 	id = new_id(store->episode_ids, seed);
-	episode = episode_new(id);
+	episode = bridge_store_episode_new(id);
 	episode->seq = store->next_seq++;
 	episode->pub.feed_id = g_strdup(feed->id);
 	episode->pub.guid = g_strdup(guid);
 	episode->pub.url = g_strdup("");
 	episode->pub.title = g_strdup("");
-	episode->pub.first_seen = now_seconds();
-	attach(own, episode);
+	episode->pub.first_seen = bridge_store_now();
+	bridge_store_attach(own, episode);
 	g_hash_table_insert(store->episode_ids, episode->pub.id, episode);
 	return &episode->pub;
 }
@@ -1439,7 +375,7 @@ compare_newest(gconstpointer a, gconstpointer b)
 	}
 	if (x->pub.first_seen != y->pub.first_seen)
 		return x->pub.first_seen > y->pub.first_seen ? -1 : 1;
-	return compare_seq(a, b);
+	return bridge_store_compare_seq(a, b);
 }
 
 GPtrArray *
@@ -1529,7 +465,7 @@ bridge_store_remove_episode(BridgeStore *store, BridgeEpisode *episode)
 	g_hash_table_remove(feed->by_guid, episode->guid);
 	g_hash_table_remove(store->episode_ids, episode->id);
 	drop_unknown(store, "episode", episode->id);
-	prune_lists(store);
+	bridge_store_prune_lists(store);
 	g_ptr_array_remove(feed->episodes, episode);
 }
 
@@ -1569,17 +505,17 @@ bridge_store_get_list(BridgeStore *store, const char *name, gboolean create)
 	if (!create)
 		return NULL;
 	if (name == NULL) {
-		list = list_new(LATER_ID, NULL);
+		list = bridge_store_list_new(BRIDGE_STORE_LATER_ID, NULL);
 		g_ptr_array_insert(store->lists, 0, list);
 		return list;
 	}
 	taken = g_hash_table_new(g_str_hash, g_str_equal);
-	g_hash_table_add(taken, (gpointer)LATER_ID);
+	g_hash_table_add(taken, (gpointer)BRIDGE_STORE_LATER_ID);
 	for (guint i = 0; i < store->lists->len; i++)
 		g_hash_table_add(taken,
 		                 ((BridgeList *)store->lists->pdata[i])->id);
 	id = new_id(taken, folded);
-	list = list_new(id, name);
+	list = bridge_store_list_new(id, name);
 	g_ptr_array_add(store->lists, list);
 	return list;
 }
