@@ -77,14 +77,6 @@ is_http(const char *url)
 	       g_uri_get_host(uri) != NULL && *g_uri_get_host(uri) != '\0';
 }
 
-static const char *
-feed_name(const BridgeFeed *feed)
-{
-	return feed->name != NULL    ? feed->name
-	       : feed->title != NULL ? feed->title
-	                             : feed->url;
-}
-
 static gboolean
 run_subscribe(Bridge *bridge, char **args, GString *out, GError **error)
 {
@@ -117,7 +109,7 @@ run_unsubscribe(Bridge *bridge, char **args, GString *out, GError **error)
 
 	if (feed == NULL)
 		return FALSE;
-	name = g_strdup(feed_name(feed));
+	name = g_strdup(bridge_feed_get_name(feed));
 	bridge_sync_remove(bridge, feed);
 	bridge_store_remove_feed(bridge->store, feed);
 	bridge_changed(bridge);
@@ -140,7 +132,8 @@ run_refresh(Bridge *bridge, char **args, GString *out, GError **error)
 			return FALSE;
 		feed->gone = FALSE;
 		bridge_refresh_feed(bridge, feed, NULL, NULL);
-		g_string_append_printf(out, "refreshing %s", feed_name(feed));
+		g_string_append_printf(out, "refreshing %s",
+		                       bridge_feed_get_name(feed));
 		return TRUE;
 	}
 	for (guint i = 0; i < feeds->len; i++) {
@@ -235,8 +228,8 @@ run_set(Bridge *bridge, char **args, GString *out, GError **error)
 	}
 	bridge_changed(bridge);
 	bridge_sync_feed(bridge, feed, TRUE);
-	g_string_append_printf(out, "%s: %s is now '%s'", feed_name(feed), key,
-	                       value);
+	g_string_append_printf(out, "%s: %s is now '%s'",
+	                       bridge_feed_get_name(feed), key, value);
 	return TRUE;
 }
 
@@ -284,7 +277,7 @@ bridge_command_find_episodes(Bridge *bridge, char **args, GError **error)
 			        bridge_store_list_episodes(bridge->store, feed);
 			if (episodes->len == 0) {
 				fail(error, "%s has no episodes yet",
-				     feed_name(feed));
+				     bridge_feed_get_name(feed));
 				return NULL;
 			}
 			episode = episodes->pdata[0];
@@ -383,12 +376,13 @@ run_status(Bridge *bridge, char **args, GString *out, GError **error)
 	                                  : episode->duration;
 	at = clock_of(status.elapsed_ms / 1000);
 	of = clock_of(duration);
-	g_string_append_printf(
-	        out, "%s %s — %s, %s of %s",
-	        status.state == BRIDGE_PLAYER_PLAY    ? "playing"
-	        : status.state == BRIDGE_PLAYER_PAUSE ? "paused"
-	                                              : "stopped",
-	        feed != NULL ? feed_name(feed) : "?", episode->title, at, of);
+	g_string_append_printf(out, "%s %s — %s, %s of %s",
+	                       status.state == BRIDGE_PLAYER_PLAY ? "playing"
+	                       : status.state == BRIDGE_PLAYER_PAUSE
+	                               ? "paused"
+	                               : "stopped",
+	                       feed != NULL ? bridge_feed_get_name(feed) : "?",
+	                       episode->title, at, of);
 	if (duration > 0)
 		g_string_append_printf(
 		        out, " (%d%%)",
@@ -486,7 +480,7 @@ run_list(Bridge *bridge, char **args, GString *out, GError **error)
 		        out,
 		        "%s\n    %s\n    %u episodes, "
 		        "refreshed %s%s%s%s\n",
-		        feed_name(feed), feed->url, n, refreshed,
+		        bridge_feed_get_name(feed), feed->url, n, refreshed,
 		        feed->auto_queue ? ", auto-queue" : "",
 		        feed->last_error != NULL ? "; error: " : "",
 		        feed->last_error != NULL ? feed->last_error : "");
@@ -520,11 +514,8 @@ is_in_state(Bridge *bridge, const BridgeEpisode *episode, const char *state)
 		return episode->starred;
 	if (strcmp(state, "later") == 0) {
 		later = bridge_store_get_list(bridge->store, NULL, FALSE);
-		for (guint i = 0; later != NULL && i < later->episodes->len;
-		     i++)
-			if (strcmp(later->episodes->pdata[i], episode->id) == 0)
-				return TRUE;
-		return FALSE;
+		return later != NULL &&
+		       bridge_list_index_of(later, episode->id) >= 0;
 	}
 	return strcmp(state, state_of(episode)) == 0;
 }
@@ -649,7 +640,8 @@ run_export_opml(Bridge *bridge, char **args, GString *out, GError **error)
 	for (guint i = 0; i < feeds->len; i++) {
 		const BridgeFeed *feed = feeds->pdata[i];
 
-		feed_opml_add(opml, feed->url, feed_name(feed), NULL, NULL);
+		feed_opml_add(opml, feed->url, bridge_feed_get_name(feed), NULL,
+		              NULL);
 	}
 	text = feed_opml_to_string(opml);
 	g_string_append(out, text);

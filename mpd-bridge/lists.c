@@ -23,17 +23,13 @@ bridge_lists_set_listened(Bridge *bridge, BridgeEpisode *episode,
                           gboolean listened)
 {
 	BridgeList *later = bridge_store_get_list(bridge->store, NULL, FALSE);
+	gint at = later != NULL ? bridge_list_index_of(later, episode->id) : -1;
 
 	episode->listened = listened;
 	episode->listened_at =
 	        listened ? g_get_real_time() / G_USEC_PER_SEC : 0;
-	for (guint i = 0; listened && later != NULL && i < later->episodes->len;
-	     i++) {
-		if (strcmp(later->episodes->pdata[i], episode->id) == 0) {
-			g_ptr_array_remove_index(later->episodes, i);
-			break;
-		}
-	}
+	if (listened && at >= 0)
+		g_ptr_array_remove_index(later->episodes, (guint)at);
 	bridge_changed(bridge);
 }
 
@@ -58,15 +54,6 @@ bridge_lists_check_name(const char *name, GError **error)
 	return TRUE;
 }
 
-static gint
-index_of(const BridgeList *list, const BridgeEpisode *episode)
-{
-	for (guint i = 0; i < list->episodes->len; i++)
-		if (strcmp(list->episodes->pdata[i], episode->id) == 0)
-			return (gint)i;
-	return -1;
-}
-
 static const char *
 name_of(const BridgeList *list)
 {
@@ -79,7 +66,7 @@ add_to(BridgeList *list, GPtrArray *episodes, GString *out)
 {
 	for (guint i = 0; i < episodes->len; i++) {
 		const BridgeEpisode *episode = episodes->pdata[i];
-		gboolean there = index_of(list, episode) >= 0;
+		gboolean there = bridge_list_index_of(list, episode->id) >= 0;
 
 		if (!there)
 			g_ptr_array_add(list->episodes, g_strdup(episode->id));
@@ -95,7 +82,7 @@ remove_from(BridgeList *list, GPtrArray *episodes, GString *out)
 {
 	for (guint i = 0; i < episodes->len; i++) {
 		const BridgeEpisode *episode = episodes->pdata[i];
-		gint at = index_of(list, episode);
+		gint at = bridge_list_index_of(list, episode->id);
 
 		if (at >= 0)
 			g_ptr_array_remove_index(list->episodes, (guint)at);
@@ -163,10 +150,8 @@ show(Bridge *bridge, const BridgeList *list, GString *out)
 		if (episode == NULL)
 			continue;
 		g_string_append_printf(out, "%5u  %s — %s\n", i + 1,
-		                       feed == NULL          ? "?"
-		                       : feed->name != NULL  ? feed->name
-		                       : feed->title != NULL ? feed->title
-		                                             : feed->url,
+		                       feed != NULL ? bridge_feed_get_name(feed)
+		                                    : "?",
 		                       episode->title);
 	}
 }
@@ -192,7 +177,7 @@ move(BridgeList *list, char **args, GString *out, Bridge *bridge,
 	if (chosen == NULL)
 		return FALSE;
 	episode = chosen->pdata[0];
-	at = list != NULL ? index_of(list, episode) : -1;
+	at = list != NULL ? bridge_list_index_of(list, episode->id) : -1;
 	if (at < 0)
 		return fail(error, BRIDGE_COMMAND_ERROR_FAILED,
 		            "that episode is not on play-later (later add "

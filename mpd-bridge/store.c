@@ -533,17 +533,33 @@ bridge_store_remove_list(BridgeStore *store, BridgeList *list)
 	g_ptr_array_remove(store->lists, list);
 }
 
+gint
+bridge_list_index_of(const BridgeList *list, const char *episode_id)
+{
+	g_return_val_if_fail(list != NULL && episode_id != NULL, -1);
+
+	for (guint i = 0; i < list->episodes->len; i++)
+		if (strcmp(list->episodes->pdata[i], episode_id) == 0)
+			return (gint)i;
+	return -1;
+}
+
 gboolean
 bridge_store_is_listed(const BridgeStore *store, const BridgeEpisode *episode)
 {
 	g_return_val_if_fail(store != NULL && episode != NULL, FALSE);
 
-	for (guint i = 0; i < store->lists->len; i++) {
-		const BridgeList *list = g_ptr_array_index(store->lists, i);
-
-		for (guint j = 0; j < list->episodes->len; j++)
-			if (strcmp(list->episodes->pdata[j], episode->id) == 0)
-				return TRUE;
-	}
+	for (guint i = 0; i < store->lists->len; i++)
+		if (bridge_list_index_of(store->lists->pdata[i], episode->id) >=
+		    0)
+			return TRUE;
 	return FALSE;
+}
+
+const char *
+bridge_feed_get_name(const BridgeFeed *feed)
+{
+	return feed->name != NULL    ? feed->name
+	       : feed->title != NULL ? feed->title
+	                             : feed->url;
 }

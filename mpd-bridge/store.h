@@ -130,6 +130,10 @@ bridge_store_get_feeds(const BridgeStore *store);
 BridgeFeed *
 bridge_store_find_feed(const BridgeStore *store, const char *key);
 
+/* What a person calls @feed: their name for it, else its title or URL. */
+const char *
+bridge_feed_get_name(const BridgeFeed *feed);
+
 /* Adds a subscription for @url, or returns NULL when it exists already. */
 BridgeFeed *
 bridge_store_add_feed(BridgeStore *store, const char *url);
@@ -199,6 +203,10 @@ bridge_store_get_list(BridgeStore *store, const char *name, gboolean create);
 /* Removes a list (not its episodes) and frees it. */
 void
 bridge_store_remove_list(BridgeStore *store, BridgeList *list);
+
+/* Where the episode @episode_id is on @list, from 0; -1 when not. */
+gint
+bridge_list_index_of(const BridgeList *list, const char *episode_id);
 
 /* Whether @episode is on any list. */
 gboolean
