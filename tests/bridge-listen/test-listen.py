@@ -353,6 +353,7 @@ def wait_position(w, guid, expected, what, timeout=6.0, state="in-progress"):
             abs(e["position"] - expected) <= TOLERANCE
     try:
         wait_until(near, timeout, what, step=0.25)
+        print(f"# {what}: MPD {expected:.1f} s, saved {seen[-1][1]} s")
     except AssertionError:
         last = seen[-1] if seen else None
         raise AssertionError(
@@ -395,9 +396,9 @@ def t_stopped_position_kept(w):
           f"ep1 is {e['state']} at {e['position']} s")
 
 
-def t_resume_on_playid(w):
-    """(2) stopped, then played from the top with playid: MPD jumps to
-    the saved position less 5 s within 1 s"""
+def t_resume_on_play(w):
+    """(2) stopped, then started again with a plain play (as mpc play):
+    MPD jumps to the saved position less 5 s within 1 s"""
     (song,) = queue(w, url_of(w, "ep1"))
     play(w, song)
     w.mpd.command("seekcur 45")
@@ -406,7 +407,8 @@ def t_resume_on_playid(w):
     wait_position(w, "ep1", at, "ep1's position saved on stop")
     # The target is where MPD stopped less 5 s; the state keeps seconds.
     low, high = at - 5 - 1.5, at - 5 + 1.5
-    w.mpd.command(f"playid {song}")
+    # What `mpc play` sends: play the current song, from its start.
+    w.mpd.command("play")
     start = time.monotonic()
     trace = []
     while time.monotonic() - start < 2.0:
@@ -420,17 +422,17 @@ def t_resume_on_playid(w):
     after = episode(w, "ep1")
     check(trace and trace[-1][1] >= low,
           f"stopped at {at:.1f} s; MPD's (time, elapsed) in the 2 s after "
-          f"playid: {trace[:3]} … {trace[-3:]} (no jump to ≥ {low:.1f}); "
+          f"play: {trace[:3]} … {trace[-3:]} (no jump to ≥ {low:.1f}); "
           f"the state now says ep1 is {after['state']} at "
           f"{after['position']} s")
     check(trace[-1][1] <= high,
           f"stopped at {at:.1f} s, resumed at {trace[-1][1]} s "
-          f"({trace[-1][0]} s after playid): not 5 s before")
-    # The figure the README quotes: how long after playid MPD was there.
+          f"({trace[-1][0]} s after play): not 5 s before")
+    # The figure the README quotes: how long after play MPD was there.
     print(f"# resume: stopped at {at:.1f} s, at {trace[-1][1]} s "
-          f"{trace[-1][0]} s after playid")
+          f"{trace[-1][0]} s after play")
     check(trace[-1][0] <= 1.0,
-          f"the jump took {trace[-1][0]} s after playid, not ≤ 1 s")
+          f"the jump took {trace[-1][0]} s after play, not ≤ 1 s")
     w.mpd.command("stop")
 
 
@@ -489,6 +491,8 @@ def t_checkpoint_survives_kill(w):
           f"killed at {played:.1f} s of play, the state says {e['state']} "
           f"at {e['position']} s (expected ≥ {played - 31:.1f})")
     kept = e["position"]
+    print(f"# killed -9 at {played:.1f} s of play: {kept} s kept, "
+          f"{played - kept:.1f} s lost")
     w.start_daemon()
     time.sleep(3)
     e = episode(w, "ep3")
@@ -728,7 +732,7 @@ def t_guid_change(w):
               f"episodes now: {[e['guid'] for e in episodes(w)]}")
 
 
-TESTS = [t_stop_keeps_position, t_stopped_position_kept, t_resume_on_playid,
+TESTS = [t_stop_keeps_position, t_stopped_position_kept, t_resume_on_play,
          t_pause_and_song_change, t_listened_at_end, t_checkpoint_survives_kill, t_shutdown_saves,
          t_mpd_restart, t_redirect_prefix, t_feed_prefix,
          t_unseekable_logged_once, t_status, t_state_filter, t_mark,
