@@ -47,13 +47,21 @@ feed_parser_add_problem(FeedParser *parser, const char *format, ...)
 	va_end(args);
 }
 
+/*
+ * Mostly called from libxml2's callbacks, whose arguments (attribute
+ * values among them) point into the input buffer that xmlStopParser()
+ * frees. So libxml2 is only told to call nothing more and read no further
+ * here; push() stops it once xmlParseChunk() has returned.
+ */
 static void
 set_fatal(FeedParser *parser, FeedError code, const char *message)
 {
 	if (parser->error == NULL)
 		parser->error = g_error_new_literal(FEED_ERROR, code, message);
-	if (parser->ctxt != NULL)
-		xmlStopParser(parser->ctxt);
+	if (parser->ctxt != NULL) {
+		parser->ctxt->disableSAX = 1;
+		parser->ctxt->instate = XML_PARSER_EOF;
+	}
 }
 
 static void
@@ -430,8 +438,10 @@ push(FeedParser *parser, const char *data, gsize length, gboolean terminate)
 
 		xmlParseChunk(parser->ctxt, data, chunk,
 		              terminate && (gsize)chunk == length);
-		if (parser->error != NULL)
+		if (parser->error != NULL) {
+			xmlStopParser(parser->ctxt);
 			return FALSE;
+		}
 		data += chunk;
 		length -= chunk;
 		if (length == 0)
