@@ -436,6 +436,62 @@ test_attribute_blowup(void)
 }
 
 static void
+test_attribute_blowup(void)
+{
+	GString *doc = g_string_new("<?xml version=\"1.0\"?>\n"
+	                            "<!DOCTYPE rss [<!ENTITY big \"");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedChannel) channel = NULL;
+
+	g_test_summary("A blow-up in an attribute, with attributes after it "
+	               "that are read once it is refused: ENTITY_LIMIT, and "
+	               "nothing read from freed memory");
+	for (int i = 0; i < 50000; i++)
+		g_string_append_c(doc, 'x');
+	g_string_append(doc, "\">]><rss><channel><title>t</title><item>"
+	                     "<enclosure url=\"http://e.com/");
+	for (int i = 0; i < 50000; i++)
+		g_string_append(doc, "&big;");
+	g_string_append(doc, "\" type=\"audio/mpeg\" length=\"1\"/>"
+	                     "</item></channel></rss>");
+	channel = feed_channel_new_from_data(doc->str, doc->len, NULL, &error);
+	g_assert_null(channel);
+	g_assert_error(error, FEED_ERROR, FEED_ERROR_ENTITY_LIMIT);
+	g_string_free(doc, TRUE);
+}
+
+static void
+test_deep_nesting(void)
+{
+	GString *doc = g_string_new("<rss><channel><title>t</title>");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedChannel) channel = NULL;
+	g_autofree char *dump = NULL;
+
+	g_test_summary("Elements nested more than 256 deep: FEED_ERROR_PARSE "
+	               "at once; 256 levels are read");
+	for (int i = 0; i < 100000; i++)
+		g_string_append(doc, "<a>");
+	channel = feed_channel_new_from_data(doc->str, doc->len, NULL, &error);
+	g_assert_null(channel);
+	g_assert_error(error, FEED_ERROR, FEED_ERROR_PARSE);
+	g_assert_nonnull(strstr(error->message, "nested more than 256"));
+	g_clear_error(&error);
+
+	g_string_assign(doc, "<rss><channel><title>t</title><item>");
+	/* rss, channel and item are three levels of the 256. */
+	for (int i = 0; i < 253; i++)
+		g_string_append(doc, "<a>");
+	for (int i = 0; i < 253; i++)
+		g_string_append(doc, "</a>");
+	g_string_append(doc, "<title>deep</title></item></channel></rss>");
+	dump = parse_to_dump(doc->str, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(strstr(dump, "title=deep"));
+	g_string_free(doc, TRUE);
+}
+
+static void
 test_internal_entity(void)
 {
 	g_autoptr(GError) error = NULL;
@@ -590,6 +646,9 @@ main(int argc, char **argv)
 	                test_quadratic_blowup);
 	g_test_add_func("/parser/hostile/attribute-blowup",
 	                test_attribute_blowup);
+	g_test_add_func("/parser/hostile/attribute-blowup",
+	                test_attribute_blowup);
+	g_test_add_func("/parser/hostile/deep-nesting", test_deep_nesting);
 	g_test_add_func("/parser/entities/internal", test_internal_entity);
 	g_test_add_func("/parser/entities/html", test_html_entities);
 	g_test_add_func("/parser/encoding/utf16-bom", test_utf16);
