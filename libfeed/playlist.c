@@ -151,7 +151,56 @@ kind_of(const char *url, const char *mime_type)
 	return KIND_OTHER;
 }
 
-/* Only http(s) URLs without control characters ever reach a player. */
+/*
+ * Whether the authority of an http(s) URL names a host, with a port of
+ * digits if any. Enclosure URLs are normalized as podcastparser does,
+ * which puts "http://" before anything without "://": "javascript:x" and
+ * "data:audio/mpeg,x" come out as http URLs whose port is not a number.
+ */
+static gboolean
+has_host(const char *url)
+{
+	const char *start = strstr(url, "://") + 3;
+	const char *end = start + strcspn(start, "/?#");
+	const char *host = start;
+	const char *port;
+	guint64 value = 0;
+
+	for (const char *p = start; p < end; p++)
+		if (*p == '@')
+			host = p + 1;
+	if (*host == '[') {
+		const char *close = memchr(host, ']', end - host);
+
+		if (close == NULL || close == host + 1)
+			return FALSE;
+		port = close + 1;
+		if (port < end && *port != ':')
+			return FALSE;
+	} else {
+		port = memchr(host, ':', end - host);
+		if (port == NULL)
+			port = end;
+		if (port == host)
+			return FALSE;
+	}
+	if (port == end)
+		return TRUE;
+	for (const char *p = port + 1; p < end; p++) {
+		if (!g_ascii_isdigit(*p))
+			return FALSE;
+		value = value * 10 + (guint64)(*p - '0');
+		if (value > 65535)
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/*
+ * Only http(s) URLs with a host and without control characters, spaces or
+ * line separators ever reach a player: entries go to MPD as they are, not
+ * only through the writers.
+ */
 static gboolean
 usable_url(const char *url)
 {
@@ -160,10 +209,7 @@ usable_url(const char *url)
 	      g_str_has_prefix(url, "https://")) ||
 	    strlen(url) <= strlen("https://"))
 		return FALSE;
-	for (const char *p = url; *p != '\0'; p++)
-		if ((guchar)*p < 0x20 || *p == 0x7f)
-			return FALSE;
-	return TRUE;
+	return feed_playlist_url_is_safe(url) && has_host(url);
 }
 
 /* How well a kind fits what was asked; 0 means not at all. */

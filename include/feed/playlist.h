@@ -187,8 +187,10 @@ feed_playlist_options_set_predicate(FeedPlaylistOptions *options,
 
 /**
  * Chooses and orders the entries of @p channel. Each episode gives at most
- * one entry, from its best usable http(s) enclosure; episodes without one
- * or without a title are left out.
+ * one entry, from its best usable enclosure: an http(s) URL that names a
+ * host, with a numeric port if any, and holds no space, control character
+ * or line separator. Episodes without one or without a title are left
+ * out.
  *
  * @param channel a channel with its episodes
  * @param options (nullable) how to choose, or NULL for the defaults

@@ -234,6 +234,45 @@ test_best_enclosure(void)
 }
 
 static void
+test_url_authority(void)
+{
+	static const struct {
+		const char *url;
+		const char *chosen;
+	} cases[] = {
+		/* Normalized as podcastparser does: "http://javascript:…" */
+		{ "javascript:alert(1)", "" },
+		{ "data:audio/mpeg;base64,SUQz", "" },
+		{ "http:///no-host.mp3", "" },
+		{ "https://", "" },
+		{ "http://e.com:99999/a.mp3", "" },
+		{ "http://e.com:port/a.mp3", "" },
+		{ "http://[]/a.mp3", "" },
+		{ "http://[::1/a.mp3", "" },
+		/* Entries reach MPD as they are, not only through writers. */
+		{ "http://e.com/ls\xe2\x80\xa8/a.mp3", "" },
+		{ "http://e.com/nel\xc2\x85/a.mp3", "" },
+		{ "http://e.com:8080/a.mp3", "http://e.com:8080/a.mp3" },
+		{ "http://e.com:/a.mp3", "http://e.com:/a.mp3" },
+		{ "http://u:p@e.com/a.mp3", "http://u:p@e.com/a.mp3" },
+		{ "http://[::1]:80/a.mp3", "http://[::1]:80/a.mp3" },
+		{ "https://e.com?x=1:2", "https://e.com/?x=1:2" },
+	};
+
+	g_test_summary("An enclosure URL without a host, with a port that is "
+	               "not a number or with a line separator gives no entry");
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *enclosure = g_strdup_printf(
+		        "<enclosure url=\"%s\" type=\"audio/mpeg\"/>",
+		        cases[i].url);
+
+		g_test_message("%s", cases[i].url);
+		g_assert_cmpstr(chosen(enclosure, FEED_MEDIA_AUDIO), ==,
+		                cases[i].chosen);
+	}
+}
+
+static void
 test_entry_fields(void)
 {
 	FeedPlaylist *playlist = NULL;
@@ -317,6 +356,7 @@ main(int argc, char **argv)
 	g_test_add_func("/playlist/filters", test_filters);
 	g_test_add_func("/playlist/predicate", test_predicate);
 	g_test_add_func("/playlist/best-enclosure", test_best_enclosure);
+	g_test_add_func("/playlist/url-authority", test_url_authority);
 	g_test_add_func("/playlist/entry-fields", test_entry_fields);
 	g_test_add_func("/playlist/never-twice", test_never_twice);
 	g_test_add_func("/playlist/one-line", test_one_line);
