@@ -19,30 +19,51 @@ subscription_free(gpointer data)
 	g_free(subscription);
 }
 
+/* Characters no URL holds as they are, that could end a line. */
+static gboolean
+is_line_breaking(gunichar c)
+{
+	return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x2028 ||
+	       c == 0x2029;
+}
+
 /*
  * Trimmed, and without the tabs and line breaks that WHATWG URL parsing
- * drops wherever they are. NULL when nothing is left.
+ * drops wherever they are; other control characters and the Unicode line
+ * and paragraph separators are percent-encoded, as WHATWG does in a path,
+ * so that a URL is always one line. NULL when nothing is left.
  */
 char *
 feed_opml_clean_url(const char *url)
 {
 	g_autofree char *valid = NULL;
-	char *out;
+	g_autofree char *trimmed = NULL;
+	GString *out;
+	char *end;
 
 	if (url == NULL)
 		return NULL;
 	valid = feed_text_take_valid_utf8(g_strdup(url));
-	out = valid;
+	end = valid;
 	for (const char *in = valid; *in != '\0'; in++)
 		if (*in != '\t' && *in != '\n' && *in != '\r')
-			*out++ = *in;
-	*out = '\0';
-	out = feed_text_trim(valid, strlen(valid));
-	if (*out == '\0') {
-		g_free(out);
+			*end++ = *in;
+	*end = '\0';
+	trimmed = feed_text_trim(valid, strlen(valid));
+	if (*trimmed == '\0')
 		return NULL;
+	out = g_string_sized_new(strlen(trimmed));
+	for (const char *p = trimmed; *p != '\0'; p = g_utf8_next_char(p)) {
+		const char *next = g_utf8_next_char(p);
+
+		if (!is_line_breaking(g_utf8_get_char(p))) {
+			g_string_append_len(out, p, next - p);
+			continue;
+		}
+		for (const char *byte = p; byte < next; byte++)
+			g_string_append_printf(out, "%%%02X", (guchar)*byte);
 	}
-	return out;
+	return g_string_free(out, FALSE);
 }
 
 char *

@@ -622,6 +622,37 @@ test_file_errors(void)
 }
 
 static void
+test_line_separators(void)
+{
+	static const char document[] =
+	        "<opml><body>"
+	        "<outline xmlUrl=\"http://e.com/a&#10;b&#13;c&#9;d\"/>"
+	        "<outline xmlUrl=\"http://e.com/ls\xe2\x80\xa8/ps"
+	        "\xe2\x80\xa9\"/>"
+	        "<outline xmlUrl=\"http://e.com/nel\xc2\x85/del\x7f\"/>"
+	        "<outline xmlUrl=\" http://e.com/space d \"/>"
+	        "</body></opml>";
+	static const char *const urls[] = {
+		"http://e.com/abcd",
+		"http://e.com/ls%E2%80%A8/ps",
+		"http://e.com/nel%C2%85/del%7F",
+		"http://e.com/space d",
+	};
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedOpml) opml = parse_string(document, &error);
+
+	g_test_summary("A feed URL is one line: tabs and line breaks dropped, "
+	               "DEL, C1 and U+2028/9 percent-encoded");
+	g_assert_no_error(error);
+	g_assert_cmpuint(feed_opml_get_n_subscriptions(opml), ==,
+	                 G_N_ELEMENTS(urls));
+	for (guint i = 0; i < G_N_ELEMENTS(urls); i++)
+		g_assert_cmpstr(feed_subscription_get_url(
+		                        feed_opml_get_subscription(opml, i)),
+		                ==, urls[i]);
+}
+
+static void
 test_entities(void)
 {
 	g_autofree char *dir = NULL;
@@ -893,6 +924,7 @@ main(int argc, char **argv)
 	g_test_add_func("/opml/error/too-large", test_too_large);
 	g_test_add_func("/opml/error/file", test_file_errors);
 	g_test_add_func("/opml/hostile/entities", test_entities);
+	g_test_add_func("/opml/hostile/line-separators", test_line_separators);
 	g_test_add_func("/opml/tool/list", test_tool_list);
 	g_test_add_func("/opml/tool/make", test_tool_make);
 	g_test_add_func("/opml/tool/errors", test_tool_errors);
