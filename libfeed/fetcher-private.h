@@ -49,6 +49,8 @@ struct FeedFetcher {
 	GQueue waiting;       /* of Fetch, not yet started */
 	GHashTable *running;  /* Fetch -> itself, transfers under way */
 	GHashTable *per_host; /* host -> GUINT_TO_POINTER(transfers) */
+	/* host -> GUINT_TO_POINTER(fetches in @waiting); absent means none */
+	GHashTable *waiting_hosts;
 	guint max_transfers;
 	guint max_per_host;
 	guint connect_timeout; /* seconds */

@@ -19,21 +19,33 @@ static void
 start_waiting(FeedFetcher *fetcher);
 
 static guint
+count_of(GHashTable *counts, const char *host)
+{
+	return GPOINTER_TO_UINT(g_hash_table_lookup(counts, host));
+}
+
+static void
+count_add(GHashTable *counts, const char *host, int delta)
+{
+	guint count = count_of(counts, host) + delta;
+
+	if (count == 0)
+		g_hash_table_remove(counts, host);
+	else
+		g_hash_table_insert(counts, g_strdup(host),
+		                    GUINT_TO_POINTER(count));
+}
+
+static guint
 host_count(FeedFetcher *fetcher, const char *host)
 {
-	return GPOINTER_TO_UINT(g_hash_table_lookup(fetcher->per_host, host));
+	return count_of(fetcher->per_host, host);
 }
 
 static void
 host_add(FeedFetcher *fetcher, const char *host, int delta)
 {
-	guint count = host_count(fetcher, host) + delta;
-
-	if (count == 0)
-		g_hash_table_remove(fetcher->per_host, host);
-	else
-		g_hash_table_insert(fetcher->per_host, g_strdup(host),
-		                    GUINT_TO_POINTER(count));
+	count_add(fetcher->per_host, host, delta);
 }
 
 /* Hands the fetch's next transfer to curl; FALSE when it ended instead. */
@@ -169,6 +181,8 @@ feed_fetcher_new(GMainContext *context)
 	fetcher->running = g_hash_table_new(NULL, NULL);
 	fetcher->per_host =
 	        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	fetcher->waiting_hosts =
+	        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	fetcher->max_transfers = DEFAULT_MAX_TRANSFERS;
 	fetcher->max_per_host = DEFAULT_MAX_PER_HOST;
 	fetcher->connect_timeout = DEFAULT_CONNECT;
@@ -217,6 +231,7 @@ feed_fetcher_free(FeedFetcher *fetcher)
 	curl_multi_cleanup(fetcher->multi);
 	g_hash_table_unref(fetcher->running);
 	g_hash_table_unref(fetcher->per_host);
+	g_hash_table_unref(fetcher->waiting_hosts);
 	g_main_context_unref(fetcher->context);
 	g_free(fetcher);
 }
@@ -266,21 +281,33 @@ feed_fetcher_set_max_redirects(FeedFetcher *fetcher, guint max_redirects)
 	        max_redirects != 0 ? max_redirects : DEFAULT_REDIRECTS;
 }
 
-/* Starts waiting fetches while there is room, oldest first. */
+/*
+ * Starts waiting fetches while there is room, oldest first. The walk ends
+ * once every host with fetches waiting is seen full: with thousands of
+ * feeds on one host, each finished transfer would otherwise walk the
+ * whole queue, and importing 10,000 feeds took a quarter of a minute.
+ */
 static void
 start_waiting(FeedFetcher *fetcher)
 {
+	g_autoptr(GHashTable) full = g_hash_table_new(g_str_hash, g_str_equal);
 	GList *link = fetcher->waiting.head;
 
 	while (link != NULL &&
 	       g_hash_table_size(fetcher->running) < fetcher->max_transfers) {
 		Fetch *fetch = link->data;
+		const char *host = feed_fetch_get_host(fetch);
 		GList *next = link->next;
 
-		if (host_count(fetcher, feed_fetch_get_host(fetch)) <
-		    fetcher->max_per_host) {
+		if (host_count(fetcher, host) < fetcher->max_per_host) {
 			g_queue_delete_link(&fetcher->waiting, link);
+			count_add(fetcher->waiting_hosts, host, -1);
 			add_transfer(fetcher, fetch);
+		} else {
+			g_hash_table_add(full, (gpointer)host);
+			if (g_hash_table_size(full) ==
+			    g_hash_table_size(fetcher->waiting_hosts))
+				break;
 		}
 		link = next;
 	}
@@ -300,14 +327,16 @@ feed_fetcher_fetch(FeedFetcher *fetcher, const FeedFetchRequest *request,
                    gpointer user_data)
 {
 	GSource *idle;
+	Fetch *fetch;
 
 	g_return_if_fail(fetcher != NULL);
 	g_return_if_fail(request != NULL);
 	g_return_if_fail(callback != NULL);
 
-	g_queue_push_tail(&fetcher->waiting,
-	                  feed_fetch_new(fetcher, request, cancellable,
-	                                 callback, user_data));
+	fetch = feed_fetch_new(fetcher, request, cancellable, callback,
+	                       user_data);
+	g_queue_push_tail(&fetcher->waiting, fetch);
+	count_add(fetcher->waiting_hosts, feed_fetch_get_host(fetch), 1);
 	idle = g_idle_source_new();
 	g_source_set_callback(idle, on_start, fetcher, NULL);
 	g_source_attach(idle, fetcher->context);
@@ -318,6 +347,8 @@ void
 feed_fetcher_cancel(FeedFetcher *fetcher, Fetch *fetch)
 {
 	if (g_queue_remove(&fetcher->waiting, fetch)) {
+		count_add(fetcher->waiting_hosts, feed_fetch_get_host(fetch),
+		          -1);
 		feed_fetch_fail(fetch, cancelled_error());
 		return;
 	}
