@@ -114,6 +114,12 @@ parse_file(const char *path, const char *base, FeedEpisodeFunc func,
 
 	if (fd < 0)
 		return NULL;
+	/*
+	 * Episodes stream out, so memory does not grow with the file: the
+	 * cap guards against servers, and a file or pipe was the user's
+	 * choice. Entity expansion stays bounded by the parser.
+	 */
+	feed_parser_set_max_size(parser, G_MAXSIZE);
 	ok = read_into(fd, parser, error);
 	if (fd != STDIN_FILENO)
 		close(fd);
