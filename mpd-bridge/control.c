@@ -598,10 +598,21 @@ run_episodes(Bridge *bridge, char **args, GString *out, GError **error)
 static gboolean
 run_import_opml(Bridge *bridge, char **args, GString *out, GError **error)
 {
-	g_autoptr(FeedOpml) opml = feed_opml_new_from_file(args[0], error);
+	g_autoptr(FeedOpml) opml = NULL;
 	guint added = 0;
 	guint known = 0;
 
+	/*
+	 * In the daemon, the command came from an MPD client, any of which
+	 * may send one: it must not open the daemon's files. The command
+	 * line reads the file itself and sends subscribe lines instead.
+	 */
+	if (bridge->daemon)
+		return usage_error(error,
+		                   "import-opml reads a file, so it does not "
+		                   "run over MPD: run mpd-bridge import-opml "
+		                   "FILE, or send subscribe URL for each feed");
+	opml = feed_opml_new_from_file(args[0], error);
 	if (opml == NULL)
 		return FALSE;
 	for (guint i = 0; i < feed_opml_get_n_subscriptions(opml); i++) {

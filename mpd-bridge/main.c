@@ -85,9 +85,25 @@ on_message(const char *text, gpointer data)
 	} else {
 		answer = g_strconcat("ok ", out->str, NULL);
 	}
-	/* Saved before the answer, so a reader of the state sees it. */
-	if (!bridge_save(bridge, &save_error))
+	/*
+	 * Saved before the answer, so a reader of the state sees it, and "ok"
+	 * to a change means it is on disk. One that is not yet is kept, and
+	 * saved when the disk lets us (bridge.c tries again).
+	 */
+	if (!bridge_save(bridge, &save_error)) {
+		const BridgeCommand *command =
+		        error == NULL ? bridge_command_lookup(argv[0]) : NULL;
+
 		g_warning("%s", save_error->message);
+		if (command != NULL && command->changes &&
+		    !command->daemon_only) {
+			g_free(answer);
+			answer = g_strconcat(
+			        "error done, but not saved yet (the "
+			        "daemon keeps trying): ",
+			        save_error->message, NULL);
+		}
+	}
 	reply(bridge, own_reply != NULL ? own_reply : default_reply, answer);
 }
 
@@ -158,6 +174,8 @@ run_daemon(Bridge *bridge)
 	bridge_tracker_stop(bridge);
 	g_clear_pointer(&bridge->fetcher, feed_fetcher_free);
 	if (!bridge_save(bridge, &error)) {
+		/* No loop runs the retry now: what was not saved is lost. */
+		g_clear_handle_id(&bridge->save_timer, g_source_remove);
 		fprintf(stderr, "mpd-bridge: %s\n", error->message);
 		return EXIT_FAILED;
 	}
@@ -281,28 +299,88 @@ print_bar(const char *answer)
 	printf("] %d%%\n", percent);
 }
 
-/* A running daemon holds the lock: the command goes to it over MPD. */
+/*
+ * import-opml with a daemon running: the file is read here, by whoever
+ * runs the command, and each feed goes to the daemon as a subscribe. The
+ * daemon never opens a file that a message names: any MPD client can
+ * send one.
+ */
 static int
-run_through_daemon(Bridge *bridge, char **argv)
+import_through_daemon(Bridge *bridge, const char *path,
+                      const char *reply_channel)
 {
-	g_autofree char *absolute = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedOpml) opml = feed_opml_new_from_file(path, &error);
+	gboolean progress = isatty(STDERR_FILENO);
+	guint added = 0;
+	guint skipped = 0;
+	guint n;
+
+	if (opml == NULL) {
+		fprintf(stderr, "mpd-bridge: %s\n", error->message);
+		return EXIT_FAILED;
+	}
+	n = feed_opml_get_n_subscriptions(opml);
+	for (guint i = 0; i < n; i++) {
+		const FeedSubscription *s = feed_opml_get_subscription(opml, i);
+		g_autofree char *url =
+		        g_shell_quote(feed_subscription_get_url(s));
+		g_autofree char *text = g_strconcat("subscribe ", url, NULL);
+		g_autofree char *answer = bridge_mpd_request(
+		        &bridge->config->mpd, bridge->config->channel, text,
+		        reply_channel, REQUEST_TIMEOUT_MS, &error);
+
+		if (answer == NULL) {
+			fprintf(stderr,
+			        "mpd-bridge: %s (after %u of the %u feeds of "
+			        "%s)\n",
+			        error->message, i, n, path);
+			return EXIT_FAILED;
+		}
+		if (g_str_has_prefix(answer, "ok"))
+			added++;
+		else
+			skipped++;
+		if (progress)
+			fprintf(stderr, "\r[%u/%u] feeds sent", i + 1, n);
+	}
+	if (progress)
+		fputs("\r\033[K", stderr);
+	printf("imported %u feed%s from %s (%u already there or not http)\n",
+	       added, added == 1 ? "" : "s", path, skipped);
+	return EXIT_OK;
+}
+
+/*
+ * A running daemon holds the lock: the command goes to it over MPD. When
+ * @lock_error is not NULL the lock was not busy but could not be taken;
+ * with no daemon to ask, that is what went wrong.
+ */
+static int
+run_through_daemon(Bridge *bridge, char **argv, const GError *lock_error)
+{
 	g_autofree char *text = NULL;
 	g_autofree char *reply_channel = g_strdup_printf(
 	        "%s-reply-%d", bridge->config->channel, (int)getpid());
 	g_autoptr(GError) error = NULL;
 	g_autofree char *answer = NULL;
 
-	/* The daemon runs elsewhere: a file must be named absolutely. */
-	if (strcmp(argv[0], "import-opml") == 0 && argv[1] != NULL) {
-		absolute = g_canonicalize_filename(argv[1], NULL);
-		argv[1] = absolute;
-	}
+	if (strcmp(argv[0], "import-opml") == 0 && argv[1] != NULL &&
+	    argv[2] == NULL)
+		return import_through_daemon(bridge, argv[1], reply_channel);
 	text = quote_command(argv);
 	answer = bridge_mpd_request(&bridge->config->mpd,
 	                            bridge->config->channel, text,
 	                            reply_channel, REQUEST_TIMEOUT_MS, &error);
 	if (answer == NULL) {
-		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+		if (lock_error != NULL &&
+		    (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
+		     g_error_matches(error, G_IO_ERROR,
+		                     G_IO_ERROR_CONNECTION_REFUSED)))
+			fprintf(stderr, "mpd-bridge: %s\n",
+			        lock_error->message);
+		else if (g_error_matches(error, G_IO_ERROR,
+		                         G_IO_ERROR_NOT_FOUND))
 			fprintf(stderr,
 			        "mpd-bridge: no daemon listens on MPD channel "
 			        "%s: is mpd-bridge run running, with the same "
@@ -336,11 +414,15 @@ run_command(Bridge *bridge, char **argv)
 		return EXIT_USAGE;
 	}
 	if (command->daemon_only)
-		return run_through_daemon(bridge, argv);
+		return run_through_daemon(bridge, argv, NULL);
 	if (!command->changes)
 		return run_locally(bridge, argv);
 	if (!bridge_store_lock(bridge->store, 200, &error))
-		return run_through_daemon(bridge, argv);
+		return run_through_daemon(
+		        bridge, argv,
+		        g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_AGAIN)
+		                ? NULL
+		                : error);
 	status = run_locally(bridge, argv);
 	bridge_store_unlock(bridge->store);
 	return status;
@@ -395,7 +477,7 @@ main(int argc, char **argv)
 	command = bridge_command_lookup(argv[1]);
 	if (command != NULL && command->daemon_only) {
 		g_log_set_writer_func(quiet_writer, NULL, NULL);
-		status = run_through_daemon(&bridge, argv + 1);
+		status = run_through_daemon(&bridge, argv + 1, NULL);
 		bridge_config_free(bridge.config);
 		return status;
 	}

@@ -252,6 +252,27 @@ def t_channel_command(w):
         check(answer[0].startswith("error no subscription"), answer)
 
 
+def t_import_opml(w):
+    """import-opml with the daemon running reads the file on the command
+    line; over the channel it is refused, never opening a file"""
+    path = os.path.join(w.root, "subs.opml")
+    with open(path, "w") as f:
+        f.write('<opml version="2.0"><body>'
+                f'<outline type="rss" text="o1" xmlUrl="{w.url("feed/o1")}"/>'
+                f'<outline type="rss" text="o2" xmlUrl="{w.url("feed/o2")}"/>'
+                '<outline type="rss" text="local" xmlUrl="file:///etc/passwd"/>'
+                "</body></opml>")
+    r = w.bridge("import-opml", path)
+    check(r.returncode == 0 and "imported 2 feeds" in r.stdout and
+          "1 already there or not http" in r.stdout, r)
+    urls = {f["url"] for f in json.loads(w.bridge("list", "--json").stdout)}
+    check({w.url("feed/o1"), w.url("feed/o2")} <= urls, urls)
+    with Channel(w.mpd, "test-replies") as channel:
+        answer = channel.send(f"import-opml {path}")
+        check(answer[0].startswith("error import-opml reads a file"),
+              answer)
+
+
 def t_bad_input(w):
     """bad input gets a clear message and a non-zero exit"""
     r = w.bridge("unsubscribe", "no such feed")
@@ -466,7 +487,8 @@ def t_identity(w):
 
 TESTS = [t_subscribe_without_daemon, t_playlist_appears, t_queue_latest,
          t_new_episode_auto_queued, t_retag_on_play, t_mpd_restart, t_concurrent_writers,
-         t_channel_command, t_lists, t_identity, t_bad_input, t_corrupt_state,
+         t_channel_command, t_lists, t_identity, t_import_opml, t_bad_input,
+         t_corrupt_state,
          t_unreachable_mpd]
 
 
