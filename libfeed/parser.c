@@ -459,10 +459,11 @@ push(FeedParser *parser, const char *data, gsize length, gboolean terminate)
 			xmlStopParser(parser->ctxt);
 			return FALSE;
 		}
-		data += chunk;
 		length -= chunk;
 		if (length == 0)
 			break;
+		/* The last push may have no data: NULL + 0 is undefined. */
+		data += chunk;
 	}
 	return TRUE;
 }
