@@ -83,6 +83,7 @@ root_role(FeedParser *parser, Namespace ns, const char *name)
 {
 	FeedChannel *channel = parser->channel;
 	g_autofree char *message = NULL;
+	g_autofree char *shown = NULL;
 
 	if (parser->root_seen)
 		return ROLE_SKIP;
@@ -99,9 +100,11 @@ root_role(FeedParser *parser, Namespace ns, const char *name)
 		channel->format = FEED_FORMAT_ATOM;
 		return ROLE_CHANNEL;
 	}
+	/* After an encoding error libxml2 passes names on byte for byte. */
+	shown = feed_text_take_valid_utf8(g_strdup(name));
 	message = g_strdup_printf("not a feed: the root element is <%s>, not "
 	                          "<rss>, <feed> or <rdf:RDF>",
-	                          name);
+	                          shown);
 	if (parser->error == NULL)
 		parser->error = g_error_new_literal(
 		        FEED_ERROR, FEED_ERROR_UNSUPPORTED, message);

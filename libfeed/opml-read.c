@@ -162,7 +162,9 @@ on_error(void *ctx, xmlErrorPtr error)
 
 	if (error->level == XML_ERR_WARNING || reader->error != NULL)
 		return;
-	reader->error = g_strchomp(g_strdup(error->message));
+	/* libxml2 quotes names as they are, UTF-8 or not. */
+	reader->error =
+	        feed_text_take_valid_utf8(g_strchomp(g_strdup(error->message)));
 	reader->error_code = error->code;
 	reader->error_line = error->line;
 }
@@ -312,9 +314,13 @@ feed_opml_new_from_data(const char *data, gsize length, GError **error)
 	if (root == NULL) {
 		set_not_xml(error, &reader);
 	} else if (!is_element(root, "opml")) {
+		/* Recovering, libxml2 keeps names that are not UTF-8. */
+		g_autofree char *name = feed_text_take_valid_utf8(
+		        g_strdup((const char *)root->name));
+
 		g_set_error(error, FEED_ERROR, FEED_ERROR_UNSUPPORTED,
 		            "not an opml document: the root element is <%s>",
-		            (const char *)root->name);
+		            name);
 	} else {
 		g_autofree char *title = read_title(root);
 

@@ -519,6 +519,21 @@ test_not_opml(void)
 }
 
 static void
+test_root_not_utf8(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedOpml) opml = NULL;
+
+	g_test_summary("A root element whose name is not UTF-8 is named in "
+	               "the error as valid UTF-8");
+	opml = parse_string("<op\xe7l><body/></op\xe7l>", &error);
+	g_assert_null(opml);
+	g_assert_error(error, FEED_ERROR, FEED_ERROR_UNSUPPORTED);
+	g_assert_true(g_utf8_validate(error->message, -1, NULL));
+	g_assert_nonnull(strstr(error->message, "<op"));
+}
+
+static void
 test_not_xml(void)
 {
 	static const char *const documents[] = {
@@ -920,6 +935,7 @@ main(int argc, char **argv)
 	g_test_add_func("/opml/write/escaping", test_escaping);
 	g_test_add_func("/opml/write/empty", test_write_empty);
 	g_test_add_func("/opml/error/not-opml", test_not_opml);
+	g_test_add_func("/opml/error/root-not-utf8", test_root_not_utf8);
 	g_test_add_func("/opml/error/not-xml", test_not_xml);
 	g_test_add_func("/opml/error/too-large", test_too_large);
 	g_test_add_func("/opml/error/file", test_file_errors);

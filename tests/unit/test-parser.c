@@ -248,6 +248,24 @@ test_not_a_feed(void)
 }
 
 static void
+test_root_not_utf8(void)
+{
+	static const char doc[] = "<?xml version=\"1.0\"?><ch\xff\xfe"
+	                          "annel/>";
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedChannel) channel = NULL;
+
+	g_test_summary("A root element whose name is not UTF-8 is named in "
+	               "the error as valid UTF-8");
+	channel =
+	        feed_channel_new_from_data(doc, sizeof(doc) - 1, NULL, &error);
+	g_assert_null(channel);
+	g_assert_error(error, FEED_ERROR, FEED_ERROR_UNSUPPORTED);
+	g_assert_true(g_utf8_validate(error->message, -1, NULL));
+	g_assert_nonnull(strstr(error->message, "<ch"));
+}
+
+static void
 test_size_cap(void)
 {
 	g_autoptr(FeedParser) parser = feed_parser_new(NULL, NULL, NULL);
@@ -610,6 +628,7 @@ main(int argc, char **argv)
 	g_test_add_func("/parser/recover/truncated", test_truncated);
 	g_test_add_func("/parser/recover/malformed", test_malformed);
 	g_test_add_func("/parser/error/not-a-feed", test_not_a_feed);
+	g_test_add_func("/parser/error/root-not-utf8", test_root_not_utf8);
 	g_test_add_func("/parser/error/size-cap", test_size_cap);
 	g_test_add_func("/parser/hostile/external-entity",
 	                test_external_entity);
