@@ -156,7 +156,7 @@ struct FeedParser {
 
 	xmlSAXHandler sax;
 	xmlParserCtxtPtr ctxt;     /* NULL until the first 4 bytes arrive */
-	GByteArray *head;          /* the bytes before that */
+	GByteArray *head;          /* bytes not yet given to libxml2 */
 	GHashTable *html_entities; /* name -> xmlEntity, made on first use */
 
 	FeedChannel *channel;

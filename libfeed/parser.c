@@ -468,10 +468,84 @@ push(FeedParser *parser, const char *data, gsize length, gboolean terminate)
 	return TRUE;
 }
 
+/*
+ * How libxml2 2.9 reads the UTF-8 character at @p, of which @n bytes are
+ * there: its length, 0 when libxml2 finds it is not UTF-8, or -1 when the
+ * bytes end before it does.
+ */
+static int
+utf8_char(const guchar *p, gsize n)
+{
+	guint c = p[0];
+	guint need;
+	guint32 value;
+
+	if (c < 0x80)
+		return 1;
+	if ((c & 0x40) == 0 || c == 0xC0)
+		return 0;
+	need = (c & 0xF0) == 0xF0 ? 4 : (c & 0xE0) == 0xE0 ? 3 : 2;
+	if (need == 4 && (c & 0xF8) != 0xF0)
+		return 0;
+	value = c & (0x7F >> need);
+	for (guint i = 1; i < need; i++) {
+		if (i >= n)
+			return -1;
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+		value = value << 6 | (p[i] & 0x3F);
+	}
+	if (value < (need == 2 ? 0x80u : need == 3 ? 0x800u : 0x10000u))
+		return 0;
+	return (int)need;
+}
+
+/*
+ * libxml2 2.9 takes a byte that is not UTF-8 with fewer than 4 bytes
+ * after it in its input for a character cut off by the end of a chunk:
+ * rather than report it and read on, as it does anywhere else, it then
+ * stops at the next markup ("detected an error in element content"), and
+ * the rest of the feed is lost or not by where the network cut it. So
+ * input is never handed over to end within 3 bytes after such a byte (or
+ * inside a character): this returns how much of @data can go now. Once
+ * libxml2 has met such a byte with 4 after it, it reads bytes as Latin-1,
+ * and when it converts from another encoding the bytes are not UTF-8 yet:
+ * then all can go.
+ */
+static gsize
+ready_length(const FeedParser *parser, const guchar *data, gsize length)
+{
+	xmlParserCtxtPtr ctxt = parser->ctxt;
+	gsize window = length > 3 ? length - 3 : 0;
+	gsize at = length > 6 ? length - 6 : 0;
+
+	if (ctxt != NULL && (ctxt->charset != XML_CHAR_ENCODING_UTF8 ||
+	                     (ctxt->input != NULL && ctxt->input->buf != NULL &&
+	                      ctxt->input->buf->encoder != NULL)))
+		return length;
+	/* Off the continuation bytes of a character that began earlier. */
+	while (at < window && (data[at] & 0xC0) == 0x80)
+		at++;
+	while (at < length) {
+		int n = utf8_char(data + at, length - at);
+
+		if (n > 0) {
+			at += n;
+			continue;
+		}
+		/* One with 4 bytes after it comes first: libxml2 reads on. */
+		return n == 0 && at < window ? length : at;
+	}
+	return length;
+}
+
 gboolean
 feed_parser_feed(FeedParser *parser, const char *data, gsize length,
                  GError **error)
 {
+	gsize ready;
+	gsize given = 0;
+
 	g_return_val_if_fail(parser != NULL, FALSE);
 	g_return_val_if_fail(data != NULL || length == 0, FALSE);
 	g_return_val_if_fail(!parser->finished, FALSE);
@@ -487,17 +561,25 @@ feed_parser_feed(FeedParser *parser, const char *data, gsize length,
 		set_fatal(parser, FEED_ERROR_TOO_LARGE, message);
 		return take_error(parser, error);
 	}
-	if (parser->ctxt == NULL) {
+	if (parser->ctxt == NULL || parser->head->len > 0) {
 		g_byte_array_append(parser->head, (const guint8 *)data, length);
-		if (parser->head->len < 4)
-			return TRUE;
-		create_context(parser, (const char *)parser->head->data, 4);
-		data = (const char *)parser->head->data + 4;
-		length = parser->head->len - 4;
+		data = (const char *)parser->head->data;
+		length = parser->head->len;
 	}
-	push(parser, data, length, FALSE);
-	if (parser->ctxt != NULL && parser->head->len > 0)
-		g_byte_array_set_size(parser->head, 0);
+	ready = ready_length(parser, (const guchar *)data, length);
+	if (parser->ctxt == NULL) {
+		if (ready < 4)
+			return TRUE;
+		create_context(parser, data, 4);
+		given = 4;
+	}
+	if (ready > given && !push(parser, data + given, ready - given, FALSE))
+		return take_error(parser, error);
+	if (data == (const char *)parser->head->data)
+		g_byte_array_remove_range(parser->head, 0, ready);
+	else if (ready < length)
+		g_byte_array_append(parser->head, (const guint8 *)data + ready,
+		                    length - ready);
 	return take_error(parser, error);
 }
 
@@ -511,10 +593,13 @@ feed_parser_finish(FeedParser *parser, GError **error)
 
 	parser->finished = TRUE;
 	if (parser->error == NULL) {
-		if (parser->ctxt == NULL)
+		if (parser->ctxt == NULL) {
 			create_context(parser, (const char *)parser->head->data,
 			               (int)parser->head->len);
-		push(parser, NULL, 0, TRUE);
+			g_byte_array_set_size(parser->head, 0);
+		}
+		push(parser, (const char *)parser->head->data,
+		     parser->head->len, TRUE);
 	}
 	if (parser->error == NULL && !parser->root_seen)
 		set_fatal(parser, FEED_ERROR_PARSE,

@@ -266,6 +266,40 @@ test_root_not_utf8(void)
 }
 
 static void
+count_episode(FeedEpisode *episode, gpointer data)
+{
+	g_ptr_array_add(data, g_strdup(feed_episode_get_title(episode)));
+}
+
+static void
+test_cut_after_invalid_utf8(void)
+{
+	static const char doc[] = "<rss><channel><item><title>Caf\xe9</title>"
+	                          "</item><item><title>Two</title></item>"
+	                          "</channel></rss>";
+
+	g_test_summary("A byte that is not UTF-8 just before where the "
+	               "network cuts the feed loses nothing after it");
+	for (gsize cut = 1; cut < sizeof(doc) - 1; cut++) {
+		g_autoptr(GPtrArray) titles =
+		        g_ptr_array_new_with_free_func(g_free);
+		g_autoptr(FeedParser) parser =
+		        feed_parser_new(NULL, count_episode, titles);
+		g_autoptr(GError) error = NULL;
+		g_autoptr(FeedChannel) channel = NULL;
+
+		g_assert_true(feed_parser_feed(parser, doc, cut, &error));
+		g_assert_true(feed_parser_feed(parser, doc + cut,
+		                               sizeof(doc) - 1 - cut, &error));
+		channel = feed_parser_finish(parser, &error);
+		g_assert_no_error(error);
+		g_assert_cmpuint(titles->len, ==, 2);
+		g_assert_cmpstr(titles->pdata[0], ==, "Caf\u00e9");
+		g_assert_cmpstr(titles->pdata[1], ==, "Two");
+	}
+}
+
+static void
 test_size_cap(void)
 {
 	g_autoptr(FeedParser) parser = feed_parser_new(NULL, NULL, NULL);
@@ -624,6 +658,8 @@ main(int argc, char **argv)
 	xmlInitParser();
 
 	g_test_add_func("/parser/chunked/rich", test_rich_chunked);
+	g_test_add_func("/parser/chunked/cut-after-invalid-utf8",
+	                test_cut_after_invalid_utf8);
 	g_test_add_func("/parser/streaming/episode-on-close", test_streaming);
 	g_test_add_func("/parser/recover/truncated", test_truncated);
 	g_test_add_func("/parser/recover/malformed", test_malformed);
