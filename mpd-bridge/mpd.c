@@ -16,8 +16,15 @@
 #include <string.h>
 
 #define DEFAULT_TIMEOUT_MS 10000
-#define MAX_BACKOFF_S      60
-#define MAX_NAME_BYTES     200
+/*
+ * Reconnection tries come after 100 ms, then twice as long each time: the
+ * wait for an MPD that is back is at most about as long as it was away
+ * (a restart takes a fraction of a second), and a long outage costs a try
+ * a minute.
+ */
+#define FIRST_BACKOFF_MS 100
+#define MAX_BACKOFF_MS   60000
+#define MAX_NAME_BYTES   200
 /*
  * MPD refuses a command list larger than max_command_list_size (2 MiB by
  * default); stay well below it.
@@ -52,8 +59,8 @@ struct BridgeMpd {
 	unsigned pending;     /* enum mpd_idle bits not yet delivered; 0 */
 	gboolean lost_unsaid; /* on_state(FALSE) not yet delivered */
 	guint depth;          /* handlers running; 0 when none */
-	guint backoff_s;      /* wait after the next failed attempt: 1 s,
-	                         doubling to 60 s; 1 again once connected */
+	guint backoff_ms;     /* wait after the next failed attempt: 100 ms,
+	                         doubling to 60 s; 100 again once connected */
 };
 
 static gboolean
@@ -174,14 +181,13 @@ close_connection(BridgeMpd *self)
 }
 
 static void
-schedule_connect(BridgeMpd *self, guint delay_s)
+schedule_connect(BridgeMpd *self, guint delay_ms)
 {
 	g_clear_handle_id(&self->connect_id, g_source_remove);
-	if (delay_s == 0)
+	if (delay_ms == 0)
 		self->connect_id = g_idle_add(on_connect, self);
 	else
-		self->connect_id =
-		        g_timeout_add(delay_s * 1000, on_connect, self);
+		self->connect_id = g_timeout_add(delay_ms, on_connect, self);
 }
 
 static void
@@ -198,10 +204,10 @@ lose(BridgeMpd *self)
 	        g_strdup(mpd_connection_get_error_message(self->conn));
 
 	close_connection(self);
-	g_warning("lost the connection to %s: %s; reconnecting in 1 s",
-	          self->where, why);
-	schedule_connect(self, 1);
-	self->backoff_s = 2;
+	g_warning("lost the connection to %s: %s; reconnecting", self->where,
+	          why);
+	schedule_connect(self, FIRST_BACKOFF_MS);
+	self->backoff_ms = 2 * FIRST_BACKOFF_MS;
 	self->lost_unsaid = TRUE;
 	schedule_dispatch(self);
 }
@@ -366,16 +372,16 @@ attempt_failed(BridgeMpd *self, struct mpd_connection *conn)
 	                               : "out of memory";
 
 	/* Once per outage is enough for the journal (lose() said it). */
-	if (!self->ever_connected && self->backoff_s == 1)
-		g_message("cannot connect to %s: %s; retrying in %u s",
-		          self->where, why, self->backoff_s);
+	if (!self->ever_connected && self->backoff_ms == FIRST_BACKOFF_MS)
+		g_message("cannot connect to %s: %s; retrying in %u ms",
+		          self->where, why, self->backoff_ms);
 	else
-		g_debug("cannot connect to %s: %s; retrying in %u s",
-		        self->where, why, self->backoff_s);
+		g_debug("cannot connect to %s: %s; retrying in %u ms",
+		        self->where, why, self->backoff_ms);
 	if (conn != NULL)
 		mpd_connection_free(conn);
-	schedule_connect(self, self->backoff_s);
-	self->backoff_s = MIN(self->backoff_s * 2, MAX_BACKOFF_S);
+	schedule_connect(self, self->backoff_ms);
+	self->backoff_ms = MIN(self->backoff_ms * 2, MAX_BACKOFF_MS);
 }
 
 static gboolean
@@ -405,7 +411,7 @@ on_connect(gpointer data)
 	mpd_connection_set_keepalive(conn, true);
 
 	self->conn = conn;
-	self->backoff_s = 1;
+	self->backoff_ms = FIRST_BACKOFF_MS;
 	g_message("%s %s",
 	          self->ever_connected ? "reconnected to" : "connected to",
 	          self->where);
@@ -504,7 +510,7 @@ bridge_mpd_new(const BridgeMpdAddress *address, const char *channel)
 	copy_address(&self->address, address);
 	self->channel = g_strdup(channel);
 	self->where = describe(address->host, address->port);
-	self->backoff_s = 1;
+	self->backoff_ms = FIRST_BACKOFF_MS;
 	return self;
 }
 

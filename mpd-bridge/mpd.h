@@ -87,10 +87,11 @@ typedef void (*BridgeMpdIdleFunc)(unsigned events, gpointer user_data);
 /*
  * A connection for the daemon: connects from the main loop, sends the
  * password, subscribes to @channel (when not NULL; MPD allows letters,
- * digits and "-_.:" in channel names), and keeps reconnecting (1 s, doubling
- * up to 60 s) while MPD is away; it does not wake up while connected and
- * idle. Never blocks the loop longer than one command's timeout. Logs
- * connections with g_message() and a lost connection with g_warning().
+ * digits and "-_.:" in channel names), and keeps reconnecting while MPD is
+ * away (after 100 ms, doubling up to 60 s); it does not wake up while
+ * connected and idle. Never blocks the loop longer than one command's
+ * timeout. Logs connections with g_message() and a lost connection with
+ * g_warning().
  * Returns a new object; nothing happens until bridge_mpd_start().
  */
 BridgeMpd *
