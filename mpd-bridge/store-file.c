@@ -860,6 +860,48 @@ serialize(const BridgeStore *store)
 	return out;
 }
 
+/*
+ * Adds to @error what to do about a state directory that cannot be
+ * written to. The state file itself is never touched by a failed save:
+ * the new state goes to a temporary file first.
+ */
+static void
+add_advice(GError **error, const char *path)
+{
+	g_autofree char *dir = NULL;
+	g_autofree char *advice = NULL;
+	char *message;
+
+	if (error == NULL || *error == NULL || (*error)->domain != G_FILE_ERROR)
+		return;
+	dir = g_path_get_dirname(path);
+	switch ((*error)->code) {
+	case G_FILE_ERROR_NOSPC:
+		advice = g_strdup_printf("free some space on the file system "
+		                         "of %s; %s is left as it was",
+		                         dir, path);
+		break;
+	case G_FILE_ERROR_ROFS:
+		advice = g_strdup_printf(
+		        "%s is on a read-only file system: make it writable, "
+		        "or name another file with state_file in the [bridge] "
+		        "group of the config; %s is left as it was",
+		        dir, path);
+		break;
+	case G_FILE_ERROR_ACCES:
+	case G_FILE_ERROR_PERM:
+		advice = g_strdup_printf("make %s writable for user %s; %s is "
+		                         "left as it was",
+		                         dir, g_get_user_name(), path);
+		break;
+	default:
+		return;
+	}
+	message = g_strconcat((*error)->message, "; ", advice, NULL);
+	g_free((*error)->message);
+	(*error)->message = message;
+}
+
 static gboolean
 make_parent(const char *path, const char *what, GError **error)
 {
@@ -885,13 +927,16 @@ bridge_store_save(BridgeStore *store, GError **error)
 	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
 
 	text = serialize(store);
-	if (!make_parent(store->path, "save the state to", error))
+	if (!make_parent(store->path, "save the state to", error)) {
+		add_advice(error, store->path);
 		return FALSE;
+	}
 	if (!g_file_set_contents_full(store->path, text->str, (gssize)text->len,
 	                              G_FILE_SET_CONTENTS_CONSISTENT, 0600,
 	                              error)) {
 		g_prefix_error(error,
 		               "cannot save the state to %s: ", store->path);
+		add_advice(error, store->path);
 		return FALSE;
 	}
 	if (stat(store->path, &st) == 0)
@@ -973,8 +1018,10 @@ bridge_store_lock(BridgeStore *store, guint timeout_ms, GError **error)
 	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
 
 	lock_path = g_strconcat(store->path, ".lock", NULL);
-	if (!make_parent(lock_path, "lock", error))
+	if (!make_parent(lock_path, "lock", error)) {
+		add_advice(error, store->path);
 		return FALSE;
+	}
 	fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		int errsv = errno;
@@ -982,6 +1029,7 @@ bridge_store_lock(BridgeStore *store, guint timeout_ms, GError **error)
 		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv),
 		            "cannot lock the state file %s: cannot open %s: %s",
 		            store->path, lock_path, g_strerror(errsv));
+		add_advice(error, store->path);
 		return FALSE;
 	}
 	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
