@@ -255,20 +255,41 @@ def huge_title(world):
 
 
 def huge_attribute(world):
+    """libxml2 takes an attribute of up to 10 MB (XML_MAX_TEXT_LENGTH);
+    the few copies made on the way to an enclosure cost about 8 times its
+    size, so the bound is 128 MiB. A longer one stops libxml2 there: the
+    episodes before it are kept, and the error is reported."""
     url = "http://e.invalid/" + "a" * (8 << 20) + ".mp3"
     path = world.write("huge-attribute.xml", rss(
         [item("long", url, "g1"), item("short", "http://e.invalid/2.mp3",
                                        "g2")]))
     fields, outcome = probe("parse", path)
     check(fields == ["ok", "2"], " ".join(fields))
-    bounded(world, outcome, 64 * MiB, "feed-probe")
+    bounded(world, outcome, 128 * MiB, "feed-probe")
     m3u = measured([FEEDTOOL, "playlist", path], env=tool_env())
     check(m3u.returncode == 0, m3u.describe())
     lines = m3u.stdout.decode().splitlines()
     check(len(lines) == 6 and lines[3] == url,
           f"the M3U has {len(lines)} lines")
-    return (f"parsed in {outcome.seconds:.2f} s, peak "
-            f"{outcome.max_rss / MiB:.1f} MiB; the URL whole on one line")
+    longer = "http://e.invalid/" + "a" * (32 << 20) + ".mp3"
+    path = world.write("huger-attribute.xml", rss(
+        [item("short", "http://e.invalid/2.mp3", "g2"),
+         item("longer", longer, "g1")]))
+    fields, huger = probe("parse", path)
+    check(fields[0] == "ok", " ".join(fields))
+    bounded(world, huger, 128 * MiB, "feed-probe, 32 MiB")
+    m3u = measured([FEEDTOOL, "playlist", path], env=tool_env())
+    entries = [line for line in m3u.stdout.decode().splitlines()
+               if not line.startswith("#")]
+    check(entries == ["http://e.invalid/2.mp3"], f"the M3U holds {entries}")
+    listing = measured([FEEDTOOL, "parse", path], env=tool_env())
+    problem = listing.stderr.decode("utf-8", "replace").strip()
+    check(listing.returncode == 0 and "Huge input lookup" in problem,
+          f"feedtool parse: {listing.describe()}: {problem!r}")
+    return (f"8 MiB: parsed in {outcome.seconds:.2f} s, peak "
+            f"{outcome.max_rss / MiB:.1f} MiB, the URL whole on one line; "
+            f"32 MiB: the episode before it kept, {problem[-40:]!r}, peak "
+            f"{huger.max_rss / MiB:.1f} MiB")
 
 
 def many_attributes(world):
@@ -512,8 +533,10 @@ CASES = [
          big_feed),
     Case("a 1 MiB title", "kept whole, one playlist line, memory bounded",
          huge_title),
-    Case("an 8 MiB enclosure URL attribute",
-         "parsed, memory bounded, one playlist line", huge_attribute),
+    Case("enclosure URL attributes of 8 and 32 MiB",
+         "8 MiB: parsed, one playlist line; 32 MiB: past libxml2's 10 MB "
+         "limit, the feed ends there with the error reported; memory "
+         "bounded", huge_attribute),
     Case("20,000 attributes on one element", "parsed under 5 s",
          many_attributes),
     Case("C0, DEL, C1, U+2028/9, CR/LF (raw and as references), invalid "
