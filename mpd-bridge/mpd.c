@@ -32,6 +32,14 @@
 #define MAX_LIST_BYTES (512 * 1024)
 
 /*
+ * libmpdclient 2.20 builds each command line in a 4 KiB buffer and fails
+ * a longer one before sending anything; MPD's own limit is higher. Lines
+ * are kept under this, quoting included; a tag value is cut shorter.
+ */
+#define MAX_LINE_BYTES 4000
+#define MAX_TAG_BYTES  1024
+
+/*
  * Messages for the control channel; player, queue and stored playlist
  * changes for the tracker and the sync.
  */
@@ -76,6 +84,34 @@ is_control(gunichar c)
 {
 	return c < 0x20 || (c >= 0x7f && c < 0xa0) || c == 0x2028 ||
 	       c == 0x2029;
+}
+
+/* The bytes @text takes in a command line, in quotes, escapes and all. */
+static gsize
+quoted_length(const char *text)
+{
+	gsize n = 2;
+
+	for (const char *p = text; *p != '\0'; p++)
+		n += *p == '"' || *p == '\\' ? 2 : 1;
+	return n;
+}
+
+/* @text cut at a character boundary to take at most @max bytes quoted. */
+static void
+cut_quoted(char *text, gsize max)
+{
+	gsize n = 2;
+
+	for (char *p = text; *p != '\0'; p = g_utf8_next_char(p)) {
+		gsize width = (gsize)(g_utf8_next_char(p) - p);
+
+		n += *p == '"' || *p == '\\' ? 2 : width;
+		if (n > max) {
+			*p = '\0';
+			return;
+		}
+	}
 }
 
 static char *
@@ -225,6 +261,23 @@ fail(BridgeMpd *self, GError **error, const char *what)
 	            mpd_connection_get_error_message(self->conn));
 	if (!mpd_connection_clear_error(self->conn))
 		lose(self);
+	return FALSE;
+}
+
+/*
+ * After a failure inside a command list. libmpdclient cannot abandon a
+ * list it has begun: unless MPD refused the list, which ends it, the
+ * connection is dropped and made anew, else every later command fails.
+ */
+static gboolean
+fail_list(BridgeMpd *self, GError **error, const char *what)
+{
+	if (mpd_connection_get_error(self->conn) == MPD_ERROR_SERVER)
+		return fail(self, error, what);
+	g_set_error(error, G_IO_ERROR, io_error_code(self->conn),
+	            "%s on %s: %s", what, self->where,
+	            mpd_connection_get_error_message(self->conn));
+	lose(self);
 	return FALSE;
 }
 
@@ -583,9 +636,17 @@ fill_playlist(BridgeMpd *self, const char *name, const char *const *uris,
 			ok = mpd_send_rm(self->conn, name);
 		for (; ok && i < n_uris && bytes < MAX_LIST_BYTES; i++) {
 			g_autofree char *uri = clean_text(uris[i]);
+			gsize line = quoted_length(name) + quoted_length(uri) +
+			             sizeof("playlistadd  \n");
 
+			if (line > MAX_LINE_BYTES) {
+				g_warning("left a stream out of %s: its URL is "
+				          "too long for MPD (%zu bytes)",
+				          name, strlen(uri));
+				continue;
+			}
 			ok = mpd_send_playlist_add(self->conn, name, uri);
-			bytes += strlen(name) + strlen(uri) + 20;
+			bytes += line;
 		}
 		ok = ok && mpd_command_list_end(self->conn) &&
 		     mpd_response_finish(self->conn);
@@ -596,7 +657,7 @@ fill_playlist(BridgeMpd *self, const char *name, const char *const *uris,
 			                        MPD_SERVER_ERROR_NO_EXIST) &&
 			        mpd_connection_get_server_error_location(
 			                self->conn) == 0;
-			return fail(self, error, what);
+			return fail_list(self, error, what);
 		}
 		first = FALSE;
 	} while (i < n_uris);
@@ -681,6 +742,7 @@ send_tag(struct mpd_connection *conn, unsigned id, enum mpd_tag_type type,
 	if (value == NULL || *value == '\0')
 		return TRUE;
 	clean = clean_text(value);
+	cut_quoted(clean, MAX_TAG_BYTES);
 	return mpd_send_clear_tag_id(conn, id, type) &&
 	       mpd_send_add_tag_id(conn, id, type, clean);
 }
@@ -698,7 +760,7 @@ tag_song(BridgeMpd *self, unsigned id, const BridgeTags *tags, GError **error)
 	    !send_tag(conn, id, MPD_TAG_TRACK, tags->track) ||
 	    !send_tag(conn, id, MPD_TAG_GENRE, tags->genre) ||
 	    !mpd_command_list_end(conn) || !mpd_response_finish(conn))
-		return fail(self, error, "cannot tag a queued stream");
+		return fail_list(self, error, "cannot tag a queued stream");
 	return TRUE;
 }
 
@@ -713,9 +775,16 @@ bridge_mpd_queue(BridgeMpd *mpd, const char *uri, const BridgeTags *tags,
 	g_return_val_if_fail(uri != NULL, 0);
 	g_return_val_if_fail(error == NULL || *error == NULL, 0);
 
+	clean_uri = clean_text(uri);
+	if (quoted_length(clean_uri) + sizeof("addid \n") > MAX_LINE_BYTES) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+		            "cannot queue a stream whose URL is %zu bytes: too "
+		            "long for MPD",
+		            strlen(clean_uri));
+		return 0;
+	}
 	if (!begin_command(mpd, error))
 		return 0;
-	clean_uri = clean_text(uri);
 	id = mpd_run_add_id(mpd->conn, clean_uri);
 	if (id < 0) {
 		g_autofree char *what =
@@ -890,6 +959,9 @@ bridge_mpd_send_message(BridgeMpd *mpd, const char *channel, const char *text,
 		return FALSE;
 	clean_channel = clean_text(channel);
 	clean = clean_text(text);
+	/* A long answer is cut: a message is one command line. */
+	cut_quoted(clean, MAX_LINE_BYTES - quoted_length(clean_channel) -
+	                          sizeof("sendmessage  \n"));
 	if (!mpd_run_send_message(mpd->conn, clean_channel, clean)) {
 		g_autofree char *what = g_strdup_printf(
 		        "cannot send a message to channel %s", clean_channel);
@@ -1069,8 +1141,15 @@ bridge_mpd_request(const BridgeMpdAddress *address, const char *channel,
 
 	raw = g_strdup_printf("@%s %s", reply_channel, text);
 	request = clean_text(raw);
-	if (address->password != NULL &&
-	    !mpd_run_password(conn, address->password)) {
+	if (quoted_length(request) + quoted_length(channel) +
+	            sizeof("sendmessage  \n") >
+	    MAX_LINE_BYTES) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+		            "the command is too long for an MPD message (%zu "
+		            "bytes; at most about %d)",
+		            strlen(text), MAX_LINE_BYTES - 100);
+	} else if (address->password != NULL &&
+	           !mpd_run_password(conn, address->password)) {
 		request_failed(conn, where, error);
 		g_prefix_error(error, "wrong password? ");
 	} else if (!mpd_run_subscribe(conn, reply_channel)) {
