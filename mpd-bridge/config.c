@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include "keyfile.h"
+
 #include <string.h>
 
 #define GROUP_MPD    "mpd"
@@ -11,7 +13,7 @@ read_string(GKeyFile *file, const char *group, const char *key, char **value,
             GError **error)
 {
 	g_autoptr(GError) local = NULL;
-	char *read = g_key_file_get_string(file, group, key, &local);
+	char *read = bridge_key_file_get_string(file, group, key, &local);
 
 	if (read == NULL) {
 		if (g_error_matches(local, G_KEY_FILE_ERROR,

@@ -746,6 +746,13 @@ bridge_command_run(Bridge *bridge, char **argv, GString *out, GError **error)
 	if (n < command->min_args || n > command->max_args)
 		return fail(error, "usage: %s %s", command->name,
 		            command->args);
+	/* Names, URLs and guids are UTF-8 in the state: so is what finds them.
+	 */
+	for (guint i = 1; argv[i] != NULL; i++)
+		if (!g_utf8_validate(argv[i], -1, NULL))
+			return usage_error(
+			        error, "argument %u of %s is not UTF-8 text", i,
+			        command->name);
 	return command->run(bridge, argv + 1, out, error);
 }
 

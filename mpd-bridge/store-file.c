@@ -12,6 +12,8 @@
  */
 #include "store-private.h"
 
+#include "keyfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -136,8 +138,8 @@ read_fields(const BridgeStore *store, GKeyFile *key_file, const char *group,
 		gint64 number = 0;
 
 		if (field->type == FIELD_STRING) {
-			char *value = g_key_file_get_string(key_file, group,
-			                                    field->key, &local);
+			char *value = bridge_key_file_get_string(
+			        key_file, group, field->key, &local);
 
 			/* A bad escape comes with a value, and an error. */
 			if (local != NULL &&
@@ -363,7 +365,7 @@ load_list(BridgeStore *store, GKeyFile *key_file, const char *group,
           const Section *section, GError **error)
 {
 	const char *id = group + strlen("list ");
-	g_autoptr(GError) local = NULL;
+	g_autofree char *raw = NULL;
 	g_auto(GStrv) episodes = NULL;
 	BridgeList *list = NULL;
 	gsize found = 0;
@@ -387,11 +389,13 @@ load_list(BridgeStore *store, GKeyFile *key_file, const char *group,
 		bridge_store_list_free(list);
 		return FALSE;
 	}
-	episodes = g_key_file_get_string_list(key_file, group, "episodes", NULL,
-	                                      &local);
+	/* Ids are hex: split by hand, past GLib's list escapes. */
+	raw = g_key_file_get_value(key_file, group, "episodes", NULL);
+	episodes = raw != NULL ? g_strsplit(raw, ";", -1) : NULL;
 	for (gsize i = 0; episodes != NULL && episodes[i] != NULL; i++)
-		g_ptr_array_add(list->episodes, g_strdup(episodes[i]));
-	found += episodes != NULL;
+		if (*g_strstrip(episodes[i]) != '\0')
+			g_ptr_array_add(list->episodes, g_strdup(episodes[i]));
+	found += raw != NULL;
 	keep_unknown(store, key_file, group, list_fields,
 	             G_N_ELEMENTS(list_fields), found, section);
 	if (list->name == NULL)
