@@ -76,7 +76,15 @@ static void
 on_error(void *ctx, xmlErrorPtr error)
 {
 	FeedParser *parser = parser_of(ctx);
-	g_autofree char *message = g_strchomp(g_strdup(error->message));
+	g_autofree char *message = NULL;
+
+	/*
+	 * xmlCreatePushParserCtxt() reports a bad encoding in the first bytes
+	 * before the context can point back here; parsing reports it again.
+	 */
+	if (parser == NULL)
+		return;
+	message = g_strchomp(g_strdup(error->message));
 
 	switch (error->code) {
 	case XML_ERR_ENTITY_LOOP:

@@ -488,6 +488,21 @@ test_attribute_blowup(void)
 }
 
 static void
+test_bad_encoding_at_start(void)
+{
+	static const char doc[] = "\0<\0\0\x93";
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedChannel) channel = NULL;
+
+	g_test_summary("Bytes that libxml2 cannot decode as it creates its "
+	               "context are an error, not a crash");
+	channel =
+	        feed_channel_new_from_data(doc, sizeof(doc) - 1, NULL, &error);
+	g_assert_null(channel);
+	g_assert_nonnull(error);
+}
+
+static void
 test_deep_nesting(void)
 {
 	GString *doc = g_string_new("<rss><channel><title>t</title>");
@@ -677,6 +692,8 @@ main(int argc, char **argv)
 	g_test_add_func("/parser/hostile/attribute-blowup",
 	                test_attribute_blowup);
 	g_test_add_func("/parser/hostile/deep-nesting", test_deep_nesting);
+	g_test_add_func("/parser/hostile/bad-encoding-at-start",
+	                test_bad_encoding_at_start);
 	g_test_add_func("/parser/entities/internal", test_internal_entity);
 	g_test_add_func("/parser/entities/html", test_html_entities);
 	g_test_add_func("/parser/encoding/utf16-bom", test_utf16);
