@@ -21,6 +21,11 @@ typedef struct {
 	gint64 duration_ms;     /* as MPD knows it; 0 when unknown */
 	guint checkpoint;       /* source saving the position while playing */
 	guint resume_timer;     /* source of a pending resume; 0: none */
+	guint resume_check;     /* source checking a resume; 0: none */
+	gint64 resume_below_ms; /* a due resume seeks only if MPD is still
+	                           before this */
+	gboolean held;          /* the episode was first seen paused: MPD's
+	                           restored state, not the listener's yet */
 	GHashTable *unseekable; /* episode ids whose seek failed, logged */
 } BridgeTracking;
 

@@ -56,7 +56,7 @@ account(Bridge *bridge, gint64 now)
 	 * About to resume: the start from 0 must not overwrite it either.
 	 */
 	if (t->episode_id == NULL || t->state == BRIDGE_PLAYER_STOP ||
-	    t->resume_timer != 0)
+	    t->resume_timer != 0 || t->held)
 		return;
 	episode = bridge_store_find_episode(bridge->store, t->episode_id);
 	if (episode == NULL)
@@ -115,6 +115,15 @@ mark_unseekable(Bridge *bridge, const char *episode_id, const char *title,
 		          title, why);
 }
 
+static void
+resume_check_free(gpointer data)
+{
+	ResumeCheck *check = data;
+
+	g_free(check->episode_id);
+	g_free(check);
+}
+
 /*
  * MPD accepts a seek on a stream before its decoder finds it cannot
  * seek: a second later the song has not moved, and that is the answer.
@@ -129,6 +138,7 @@ check_resumed(gpointer data)
 	const BridgeEpisode *episode =
 	        bridge_store_find_episode(bridge->store, check->episode_id);
 
+	bridge->tracking.resume_check = 0;
 	if (episode == NULL || bridge->mpd == NULL ||
 	    !bridge_mpd_player_status(bridge->mpd, &status, &error)) {
 		/* Nothing to learn. */
@@ -146,8 +156,6 @@ check_resumed(gpointer data)
 		g_message("resumed %s at %u s", episode->title,
 		          check->target_s);
 	}
-	g_free(check->episode_id);
-	g_free(check);
 	return G_SOURCE_REMOVE;
 }
 
@@ -171,7 +179,11 @@ resume(Bridge *bridge, const BridgeEpisode *episode, guint song_id)
 	check->episode_id = g_strdup(episode->id);
 	check->song_id = song_id;
 	check->target_s = to;
-	g_timeout_add(1500, check_resumed, check);
+	/* Song ids are MPD's: a check outlives neither MPD nor the song. */
+	g_clear_handle_id(&t->resume_check, g_source_remove);
+	t->resume_check =
+	        g_timeout_add_full(G_PRIORITY_DEFAULT, 1500, check_resumed,
+	                           check, resume_check_free);
 }
 
 /*
@@ -192,7 +204,7 @@ on_resume_due(gpointer data)
 	if (t->episode_id == NULL || t->state != BRIDGE_PLAYER_PLAY ||
 	    !bridge_mpd_player_status(bridge->mpd, &status, &error) ||
 	    status.song_id != t->song_id ||
-	    status.elapsed_ms >= RESUME_WITHIN_MS + RESUME_DELAY_MS)
+	    status.elapsed_ms >= t->resume_below_ms)
 		return G_SOURCE_REMOVE;
 	episode = bridge_store_find_episode(bridge->store, t->episode_id);
 	if (episode != NULL)
@@ -200,14 +212,16 @@ on_resume_due(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
+/* Seeks in a moment, unless MPD has got to @below_ms by then. */
 static void
-schedule_resume(Bridge *bridge, const BridgeEpisode *episode)
+schedule_resume(Bridge *bridge, const BridgeEpisode *episode, gint64 below_ms)
 {
 	BridgeTracking *t = &bridge->tracking;
 
 	if (t->unseekable != NULL &&
 	    g_hash_table_contains(t->unseekable, episode->id))
 		return;
+	t->resume_below_ms = below_ms;
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
 	t->resume_timer = g_timeout_add(RESUME_DELAY_MS, on_resume_due, bridge);
 }
@@ -242,7 +256,26 @@ bridge_tracker_on_player(Bridge *bridge)
 	if (episode != NULL && changed && status.state == BRIDGE_PLAYER_PLAY &&
 	    status.elapsed_ms < RESUME_WITHIN_MS && !episode->listened &&
 	    episode->position >= RESUME_FROM)
-		schedule_resume(bridge, episode);
+		schedule_resume(bridge, episode,
+		                RESUME_WITHIN_MS + RESUME_DELAY_MS);
+	/*
+	 * First seen paused, as MPD restores itself after a restart: from a
+	 * state file it wrote only when it last stopped cleanly, so perhaps
+	 * long before where the listener got to. That position is not taken
+	 * as theirs; when it plays on from behind the kept one, it resumes.
+	 */
+	if (changed)
+		t->held =
+		        episode != NULL && status.state == BRIDGE_PLAYER_PAUSE;
+	else if (t->held && status.state == BRIDGE_PLAYER_PLAY) {
+		t->held = FALSE;
+		if (!episode->listened && episode->position >= RESUME_FROM &&
+		    status.elapsed_ms / 1000 + RESUME_BEFORE <
+		            episode->position)
+			schedule_resume(bridge, episode,
+			                status.elapsed_ms + RESUME_DELAY_MS +
+			                        1000);
+	}
 	if (episode != NULL && status.state == BRIDGE_PLAYER_PLAY) {
 		if (t->checkpoint == 0)
 			t->checkpoint = g_timeout_add_seconds(
@@ -260,6 +293,7 @@ bridge_tracker_stop(Bridge *bridge)
 	account(bridge, now_us());
 	g_clear_handle_id(&t->checkpoint, g_source_remove);
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
+	g_clear_handle_id(&t->resume_check, g_source_remove);
 	g_clear_pointer(&t->episode_id, g_free);
 	t->state = BRIDGE_PLAYER_STOP;
 }
@@ -271,6 +305,7 @@ bridge_tracker_clear(Bridge *bridge)
 
 	g_clear_handle_id(&t->checkpoint, g_source_remove);
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
+	g_clear_handle_id(&t->resume_check, g_source_remove);
 	g_clear_pointer(&t->episode_id, g_free);
 	g_clear_pointer(&t->unseekable, g_hash_table_unref);
 }

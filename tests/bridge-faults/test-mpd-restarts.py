@@ -15,18 +15,17 @@ Asserted:
   and median, and from the kill);
 - at each loss the daemon keeps the position MPD had (within 1.5 s), and
   the position never goes back by more than the 5 s a resume rewinds
-  (plus 1.5 s); a round where the daemon took MPD's restored, stale
-  position instead is counted apart: that is a known fault, the TODO
-  case t_stale_restore;
+  (plus 1.5 s), even when MPD comes back paused at a stale position
+  from the state file it wrote when it last stopped cleanly;
 - every tenth round the episode is queued afresh and started from the
   top, and the daemon resumes it 5 s before the kept position;
 - the state set before the loop is there all along (asked every tenth
   round), in the state file once the daemon stops, and in MPD's stored
   playlists.
 
-Known faults of the tracker run after the loop as TAP "# TODO" cases:
-expected failures until they are fixed, then unexpected passes, which
-fail the test, so that their entry in KNOWN goes.
+After the loop: a restart while the daemon checks a resume it made
+(t_resume_check_restart), and a stale restore played on
+(t_stale_restore).
 
 Prints TAP. Standard library only. Needs mpd and MPD_BRIDGE. With
 FAULTS_KEEP=1 the temporary directory (logs, state) is kept.
@@ -321,15 +320,8 @@ def t_stale_restore(w):
           f"{kept} s to {after} s")
 
 
-# Known faults of the tracker, run after the loop: TAP "# TODO" lines, an
-# expected failure until fixed, then an unexpected pass that fails the
-# test (remove the entry then).
-KNOWN = [
-    (t_resume_check_restart, "the resume check outlives a reconnection: "
-     "MPD's new song ids make it mark the episode unseekable"),
-    (t_stale_restore, "the first event after a reconnection takes MPD's "
-     "restored (stale) position as where the listener got to"),
-]
+# Cases run after the loop, each a test of its own.
+AFTER = [t_resume_check_restart, t_stale_restore]
 
 
 def main():
@@ -342,7 +334,8 @@ def main():
              f"{RESUME_BEFORE} s",
              "what was set before the loop is kept: by the daemon, in the "
              "state file after it stops, in MPD's stored playlists"]
-    print(f"1..{len(tests) + len(KNOWN)}")
+    tests += [" ".join(t.__doc__.split()) for t in AFTER]
+    print(f"1..{len(tests)}")
     if not BRIDGE:
         for n, name in enumerate(tests, 1):
             print(f"not ok {n} - {name} # MPD_BRIDGE is not set")
@@ -351,7 +344,7 @@ def main():
     out = {"reconnect": [], "total": [], "positions": [], "lost": [],
            "backwards": [], "stale": []}
     w = None
-    todo = []
+    after = []
     try:
         w = World()
         set_up(w)
@@ -383,21 +376,21 @@ def main():
             if out["positions"] else (None, None)
         notes = [f"positions kept: first {first}, last {last}"]
         if out["stale"]:
-            notes.append(f"in rounds {out['stale']} the daemon kept MPD's "
-                         "stale restored position instead (the TODO case "
-                         "below)")
+            bad.append(f"in rounds {out['stale']} the daemon kept MPD's "
+                       "stale restored position")
         results.append((not bad, bad + notes))
-        todo = []
-        for t, why in KNOWN:
+        final = final_check
+        for t in AFTER:
             try:
                 t(w)
-                todo.append((True, [], why))
+                after.append((True, []))
             except (AssertionError, OSError, RuntimeError) as e:
-                todo.append((False, str(e).splitlines(), why))
+                after.append((False, str(e).splitlines()))
             if not playing(w):
                 resume_afresh(w, kept_position(w))
                 time.sleep(RESUME_CHECK)
-        results.append(final_check(w))
+        results.append(final(w))
+        results += after
     except (AssertionError, OSError, RuntimeError) as e:
         results += [(False, [str(e)])] * (len(tests) - len(results))
     finally:
@@ -414,13 +407,6 @@ def main():
         for note in notes[:20]:
             print(f"# {note}")
         failed += not ok
-    for n, (t, why) in enumerate(KNOWN, len(tests) + 1):
-        name = " ".join(t.__doc__.split())
-        ok, notes, _ = next((r for r in todo if r[2] == why),
-                            (False, ["not run"], why))
-        print(f"{'ok' if ok else 'not ok'} {n} - {name} # TODO {why}")
-        for note in notes:
-            print(f"# {note}")
     return 1 if failed else 0
 
 
