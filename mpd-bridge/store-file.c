@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -921,6 +922,78 @@ make_parent(const char *path, const char *what, GError **error)
 	return FALSE;
 }
 
+/* The temporary file of a save: PATH.saving-XXXXXX. */
+#define SAVING_SUFFIX ".saving-"
+
+/*
+ * Writes @text beside @path and renames it over @path, as
+ * g_file_set_contents_full() does, but under a name of its own, so that
+ * what a save killed halfway leaves behind can be told from a user's own
+ * PATH.backup and removed (see remove_leftovers()).
+ */
+static gboolean
+write_and_rename(const char *path, const GString *text, GError **error)
+{
+	g_autofree char *temp = g_strconcat(path, SAVING_SUFFIX "XXXXXX", NULL);
+	int fd = g_mkstemp_full(temp, O_WRONLY | O_CLOEXEC, 0600);
+	const char *p = text->str;
+	gsize left = text->len;
+	int errsv = 0;
+
+	if (fd < 0) {
+		errsv = errno;
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv),
+		            "cannot create a file beside it: %s",
+		            g_strerror(errsv));
+		return FALSE;
+	}
+	while (left > 0 && errsv == 0) {
+		ssize_t n = write(fd, p, left);
+
+		if (n < 0 && errno != EINTR)
+			errsv = errno;
+		if (n > 0) {
+			p += n;
+			left -= (gsize)n;
+		}
+	}
+	if (errsv == 0 && fsync(fd) != 0)
+		errsv = errno;
+	if (close(fd) != 0 && errsv == 0)
+		errsv = errno;
+	if (errsv == 0 && rename(temp, path) != 0)
+		errsv = errno;
+	if (errsv == 0)
+		return TRUE;
+	unlink(temp);
+	g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv),
+	            "writing %s: %s", temp, g_strerror(errsv));
+	return FALSE;
+}
+
+/* Removes what saves killed halfway left; under the lock, so none runs. */
+static void
+remove_leftovers(const char *path)
+{
+	g_autofree char *dir_path = g_path_get_dirname(path);
+	g_autofree char *base = g_path_get_basename(path);
+	g_autofree char *prefix = g_strconcat(base, SAVING_SUFFIX, NULL);
+	g_autoptr(GDir) dir = g_dir_open(dir_path, 0, NULL);
+	const char *name;
+
+	while (dir != NULL && (name = g_dir_read_name(dir)) != NULL) {
+		g_autofree char *file = NULL;
+
+		if (!g_str_has_prefix(name, prefix) ||
+		    strlen(name) != strlen(prefix) + 6)
+			continue;
+		file = g_build_filename(dir_path, name, NULL);
+		if (unlink(file) == 0)
+			g_debug("removed %s, left by a save that was cut short",
+			        file);
+	}
+}
+
 gboolean
 bridge_store_save(BridgeStore *store, GError **error)
 {
@@ -935,9 +1008,7 @@ bridge_store_save(BridgeStore *store, GError **error)
 		add_advice(error, store->path);
 		return FALSE;
 	}
-	if (!g_file_set_contents_full(store->path, text->str, (gssize)text->len,
-	                              G_FILE_SET_CONTENTS_CONSISTENT, 0600,
-	                              error)) {
+	if (!write_and_rename(store->path, text, error)) {
 		g_prefix_error(error,
 		               "cannot save the state to %s: ", store->path);
 		add_advice(error, store->path);
@@ -1064,6 +1135,7 @@ bridge_store_lock(BridgeStore *store, guint timeout_ms, GError **error)
 		g_debug("cannot write the process id to %s: %s", lock_path,
 		        g_strerror(errno));
 	store->lock_fd = fd;
+	remove_leftovers(store->path);
 	if (!reload_if_changed(store, error)) {
 		bridge_store_unlock(store);
 		return FALSE;

@@ -19,9 +19,10 @@ Asserted after every kill:
 - at the end `mpd-bridge episodes --json` and `mpd-bridge lists` agree
   with the file as this test reads it.
 
-A kill while the daemon writes its temporary file leaves that file behind
-(GLib names it STATE.XXXXXX); the test counts and removes them: they are
-the kills that landed inside a save.
+A kill while the daemon writes its temporary file (STATE.saving-XXXXXX)
+leaves that file behind: the test counts them (the kills that landed
+inside a save) and checks that the next daemon removed them as it took
+the lock.
 
 Prints TAP. Standard library only. Needs mpd and MPD_BRIDGE.
 Usage: test-daemon-kills.py [--kills N] [--episodes N] [--seed N]
@@ -204,7 +205,8 @@ class World:
         base = os.path.basename(self.state)
         return [os.path.join(directory, name)
                 for name in os.listdir(directory)
-                if re.fullmatch(re.escape(base) + r"\.[A-Za-z0-9]{6}", name)]
+                if re.fullmatch(re.escape(base) + r"\.saving-[A-Za-z0-9]{6}",
+                                name)]
 
     def close(self):
         try:
@@ -233,6 +235,8 @@ def one_round(w, model, rng, serial, stats):
     w.wait_channel()
     stats["startup"] = max(stats.get("startup", 0),
                            time.monotonic() - began)
+    # The daemon holds the lock now: what killed saves left is gone.
+    stats["left behind"] += len(w.leftovers())
     # A few changes' time: slower builds get a longer window.
     latency = stats["latency"]
     window = max(WINDOW, 4 * sorted(latency)[len(latency) // 2]
@@ -347,7 +351,8 @@ def main():
             print(f"not ok {n} - {name} # MPD_BRIDGE is not set")
         return 1
     rng = random.Random(args.seed)
-    stats = {"startup kills": 0, "mid-save": 0, "loads": 0, "latency": []}
+    stats = {"startup kills": 0, "mid-save": 0, "left behind": 0,
+             "loads": 0, "latency": []}
     results = [(False, []), (False, []), (False, [])]
     w = None
     began = time.monotonic()
@@ -368,8 +373,6 @@ def main():
             left = w.leftovers()
             if left:
                 stats["mid-save"] += 1
-                for path in left:
-                    os.unlink(path)
             state, found = verify(w, model, sent, state)
             problems += [f"kill {serial}: {p}" for p in found]
             if serial % 25 == 24 or serial == args.kills - 1:
@@ -383,6 +386,10 @@ def main():
         w.start_daemon()
         w.wait_channel()
         w.kill_daemon()
+        if stats["left behind"]:
+            problems.append(f"{stats['left behind']} temporary files of "
+                            "killed saves were still there once a daemon "
+                            "had started")
         results[0] = (kills == args.kills, [
             f"{kills} kills in {time.monotonic() - began:.0f} s: "
             f"{stats['startup kills']} while starting, "
