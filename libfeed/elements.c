@@ -1008,8 +1008,11 @@ end_item(FeedParser *parser)
 		return;
 	finish_item(parser);
 	episode = g_steal_pointer(&parser->episode);
-	if (parser->func != NULL)
+	if (parser->func != NULL) {
+		feed_xml_quiet_end(&parser->quiet);
 		parser->func(episode, parser->user_data);
+		feed_xml_quiet_begin(&parser->quiet);
+	}
 }
 
 static void

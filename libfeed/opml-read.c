@@ -5,6 +5,7 @@
 #include "feed/error.h"
 #include "opml-private.h"
 #include "text-private.h"
+#include "xml-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -194,6 +195,7 @@ parse_tree(Reader *reader, const char *data, gsize length, const char *encoding)
 {
 	xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
 	int options = XML_PARSE_NONET | XML_PARSE_RECOVER | XML_PARSE_BIG_LINES;
+	FeedXmlQuiet quiet;
 	xmlDocPtr doc;
 
 	/* Out of memory: GLib's policy is to abort. */
@@ -205,8 +207,10 @@ parse_tree(Reader *reader, const char *data, gsize length, const char *encoding)
 	ctxt->sax->externalSubset = on_external_subset;
 	if (encoding != NULL)
 		options |= XML_PARSE_IGNORE_ENC;
+	feed_xml_quiet_begin(&quiet);
 	doc = xmlCtxtReadMemory(ctxt, data, (int)length, NULL, encoding,
 	                        options);
+	feed_xml_quiet_end(&quiet);
 	xmlFreeParserCtxt(ctxt);
 	return doc;
 }

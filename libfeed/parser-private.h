@@ -7,6 +7,7 @@
 
 #include "channel-private.h"
 #include "feed/parser.h"
+#include "xml-private.h"
 
 #include <libxml/parser.h>
 
@@ -180,6 +181,9 @@ struct FeedParser {
 	guint n_problems;
 	GError *error; /* the first fatal error, or NULL */
 	gboolean finished;
+	FeedXmlQuiet quiet;       /* the thread's handler while libxml2 reads */
+	gboolean encoding_failed; /* libxml2 stopped at bytes not in the
+	                             declared encoding */
 };
 
 /* elements.c */

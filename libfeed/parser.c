@@ -445,8 +445,10 @@ create_context(FeedParser *parser, const char *data, int length)
 {
 	const char *name = parser->base_url != NULL ? parser->base_url : NULL;
 
+	feed_xml_quiet_begin(&parser->quiet);
 	parser->ctxt =
 	        xmlCreatePushParserCtxt(&parser->sax, NULL, data, length, name);
+	feed_xml_quiet_end(&parser->quiet);
 	parser->ctxt->_private = parser;
 	xmlCtxtUseOptions(parser->ctxt, XML_PARSE_RECOVER | XML_PARSE_NONET |
 	                                        XML_PARSE_NOCDATA);
@@ -455,14 +457,34 @@ create_context(FeedParser *parser, const char *data, int length)
 	parser->ctxt->sax->externalSubset = NULL;
 }
 
+/* A failure that libxml2 only prints (see xml-private.h). */
+static void
+note_encoding_failure(FeedParser *parser, int status)
+{
+	xmlParserCtxtPtr ctxt = parser->ctxt;
+
+	if (status != XML_ERR_INVALID_ENCODING || parser->encoding_failed ||
+	    ctxt->instate != XML_PARSER_EOF)
+		return;
+	parser->encoding_failed = TRUE;
+	feed_parser_add_problem(parser,
+	                        "line %d: bytes that are not in the declared "
+	                        "encoding; the rest is not read",
+	                        ctxt->input != NULL ? ctxt->input->line : 0);
+}
+
 static gboolean
 push(FeedParser *parser, const char *data, gsize length, gboolean terminate)
 {
 	while (length > 0 || terminate) {
 		int chunk = (int)MIN(length, (gsize)1 << 20);
+		int status;
 
-		xmlParseChunk(parser->ctxt, data, chunk,
-		              terminate && (gsize)chunk == length);
+		feed_xml_quiet_begin(&parser->quiet);
+		status = xmlParseChunk(parser->ctxt, data, chunk,
+		                       terminate && (gsize)chunk == length);
+		feed_xml_quiet_end(&parser->quiet);
+		note_encoding_failure(parser, status);
 		if (parser->error != NULL) {
 			xmlStopParser(parser->ctxt);
 			return FALSE;

@@ -534,6 +534,27 @@ test_root_not_utf8(void)
 }
 
 static void
+test_encoding_error_quiet(void)
+{
+	static const char doc[] = "<?xml version=\"1.0\" encoding=\"EUC-JP\"?>"
+	                          "<opml><body><outline text=\"a\xff\xfe\xff"
+	                          "\xfe\" xmlUrl=\"http://a/\"/></body></opml>";
+
+	g_test_summary("Bytes that are not in the declared encoding are not "
+	               "printed by libxml2");
+	if (g_test_subprocess()) {
+		g_autoptr(GError) error = NULL;
+		g_autoptr(FeedOpml) opml = parse_string(doc, &error);
+
+		g_assert_true((opml == NULL) == (error != NULL));
+		return;
+	}
+	g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+	g_test_trap_assert_passed();
+	g_test_trap_assert_stderr("");
+}
+
+static void
 test_not_xml(void)
 {
 	static const char *const documents[] = {
@@ -936,6 +957,8 @@ main(int argc, char **argv)
 	g_test_add_func("/opml/write/empty", test_write_empty);
 	g_test_add_func("/opml/error/not-opml", test_not_opml);
 	g_test_add_func("/opml/error/root-not-utf8", test_root_not_utf8);
+	g_test_add_func("/opml/error/encoding-quiet",
+	                test_encoding_error_quiet);
 	g_test_add_func("/opml/error/not-xml", test_not_xml);
 	g_test_add_func("/opml/error/too-large", test_too_large);
 	g_test_add_func("/opml/error/file", test_file_errors);

@@ -300,6 +300,30 @@ test_cut_after_invalid_utf8(void)
 }
 
 static void
+test_encoding_error_quiet(void)
+{
+	static const char doc[] = "<?xml version=\"1.0\" encoding=\"EUC-JP\"?>"
+	                          "<rss><channel><title>a\xff\xfe\xff\xfe"
+	                          "b</title></channel></rss>";
+
+	g_test_summary("Bytes that are not in the declared encoding are "
+	               "reported in the channel, not printed by libxml2");
+	if (g_test_subprocess()) {
+		g_autoptr(FeedChannel) channel = feed_channel_new_from_data(
+		        doc, sizeof(doc) - 1, NULL, NULL);
+
+		g_assert_nonnull(channel);
+		g_assert_nonnull(feed_channel_get_errors(channel)[0]);
+		g_assert_nonnull(strstr(feed_channel_get_errors(channel)[0],
+		                        "declared encoding"));
+		return;
+	}
+	g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+	g_test_trap_assert_passed();
+	g_test_trap_assert_stderr("");
+}
+
+static void
 test_size_cap(void)
 {
 	g_autoptr(FeedParser) parser = feed_parser_new(NULL, NULL, NULL);
@@ -681,6 +705,8 @@ main(int argc, char **argv)
 	g_test_add_func("/parser/error/not-a-feed", test_not_a_feed);
 	g_test_add_func("/parser/error/root-not-utf8", test_root_not_utf8);
 	g_test_add_func("/parser/error/size-cap", test_size_cap);
+	g_test_add_func("/parser/error/encoding-quiet",
+	                test_encoding_error_quiet);
 	g_test_add_func("/parser/hostile/external-entity",
 	                test_external_entity);
 	g_test_add_func("/parser/hostile/parameter-entity",
