@@ -353,6 +353,22 @@ on_characters(void *ctx, const xmlChar *text, int length)
 		g_string_append_len(parser->text, (const char *)text, length);
 }
 
+/*
+ * libxml2 2.9's push parser checks CDATA sections less strictly than the
+ * rest: it takes overlong forms ("\xC0\xB6" for "6"), which are not UTF-8,
+ * without a word. So the text of a CDATA section that is kept is checked.
+ */
+static void
+on_cdata(void *ctx, const xmlChar *text, int length)
+{
+	FeedParser *parser = parser_of(ctx);
+
+	if (parser->capture != 0 && !parser->text_suspect &&
+	    !g_utf8_validate((const char *)text, length, NULL))
+		parser->text_suspect = TRUE;
+	on_characters(ctx, text, length);
+}
+
 FeedParser *
 feed_parser_new(const char *base_url, FeedEpisodeFunc func, gpointer user_data)
 {
@@ -374,7 +390,7 @@ feed_parser_new(const char *base_url, FeedEpisodeFunc func, gpointer user_data)
 	parser->sax.startElementNs = on_start_element;
 	parser->sax.endElementNs = on_end_element;
 	parser->sax.characters = on_characters;
-	parser->sax.cdataBlock = on_characters;
+	parser->sax.cdataBlock = on_cdata;
 	parser->sax.ignorableWhitespace = on_characters;
 	parser->sax.getEntity = on_get_entity;
 	parser->sax.resolveEntity = on_resolve_entity;
@@ -450,8 +466,7 @@ create_context(FeedParser *parser, const char *data, int length)
 	        xmlCreatePushParserCtxt(&parser->sax, NULL, data, length, name);
 	feed_xml_quiet_end(&parser->quiet);
 	parser->ctxt->_private = parser;
-	xmlCtxtUseOptions(parser->ctxt, XML_PARSE_RECOVER | XML_PARSE_NONET |
-	                                        XML_PARSE_NOCDATA);
+	xmlCtxtUseOptions(parser->ctxt, XML_PARSE_RECOVER | XML_PARSE_NONET);
 	/* xmlCtxtUseOptions puts back libxml2's default DTD loading hooks. */
 	parser->ctxt->sax->resolveEntity = on_resolve_entity;
 	parser->ctxt->sax->externalSubset = NULL;

@@ -324,6 +324,27 @@ test_encoding_error_quiet(void)
 }
 
 static void
+test_overlong_in_cdata(void)
+{
+	static const char doc[] = "<rss><channel><item><title>"
+	                          "<![CDATA[a\xc0\xb6"
+	                          "b]]></title></item></channel></rss>";
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedChannel) channel = NULL;
+	FeedEpisode *episode;
+
+	g_test_summary("An overlong form in a CDATA section, which libxml2 "
+	               "lets through, is repaired like other bytes that are "
+	               "not UTF-8");
+	channel =
+	        feed_channel_new_from_data(doc, sizeof(doc) - 1, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_cmpuint(feed_channel_get_n_episodes(channel), ==, 1);
+	episode = feed_channel_get_episode(channel, 0);
+	g_assert_cmpstr(feed_episode_get_title(episode), ==, "a\u00c0\u00b6b");
+}
+
+static void
 test_size_cap(void)
 {
 	g_autoptr(FeedParser) parser = feed_parser_new(NULL, NULL, NULL);
@@ -725,6 +746,8 @@ main(int argc, char **argv)
 	g_test_add_func("/parser/encoding/utf16-bom", test_utf16);
 	g_test_add_func("/parser/encoding/declared", test_declared_encodings);
 	g_test_add_func("/parser/encoding/invalid-utf8", test_invalid_utf8);
+	g_test_add_func("/parser/encoding/overlong-in-cdata",
+	                test_overlong_in_cdata);
 	add_fixture_tests();
 	return g_test_run();
 }
