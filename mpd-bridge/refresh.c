@@ -287,6 +287,20 @@ follow_move(Bridge *bridge, BridgeFeed *feed, const FeedFetchResult *result)
 	g_clear_pointer(&feed->last_modified, g_free);
 }
 
+static const char *
+outcome(const FeedFetchResult *result)
+{
+	switch (feed_fetch_result_get_status(result)) {
+	case FEED_FETCH_UPDATED:
+		return "updated";
+	case FEED_FETCH_NOT_MODIFIED:
+		return "not modified";
+	case FEED_FETCH_UNCHANGED:
+		return "unchanged";
+	}
+	return "?";
+}
+
 static void
 on_fetched(FeedFetchResult *result, const GError *error, gpointer data)
 {
@@ -335,6 +349,11 @@ out:
 	if (refresh->done != NULL)
 		refresh->done(bridge, feed, error, refresh->user_data);
 	bridge_refresh_schedule(bridge);
+	/* "0 under way" tells a test that a refresh of many feeds is over. */
+	g_debug("refreshed %s: %s; %u under way",
+	        feed != NULL ? feed->url : refresh->feed_id,
+	        error != NULL ? error->message : outcome(result),
+	        bridge->fetching);
 	g_free(refresh->feed_id);
 	g_free(refresh);
 }
