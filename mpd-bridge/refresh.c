@@ -262,8 +262,11 @@ replace(char **field, const char *value)
 	*field = g_strdup(value);
 }
 
-/* A permanent redirect or itunes:new-feed-url moves the subscription. */
-static void
+/*
+ * A permanent redirect or itunes:new-feed-url moves the subscription;
+ * TRUE if it moved.
+ */
+static gboolean
 follow_move(Bridge *bridge, BridgeFeed *feed, const FeedFetchResult *result)
 {
 	const char *moved =
@@ -279,12 +282,13 @@ follow_move(Bridge *bridge, BridgeFeed *feed, const FeedFetchResult *result)
 
 	if (target == NULL || strcmp(target, feed->url) == 0 ||
 	    bridge_store_find_feed(bridge->store, target) != NULL)
-		return;
+		return FALSE;
 	g_message("%s moved to %s", feed->url, target);
 	bridge_store_move_feed(bridge->store, feed, target);
 	/* The validators belong to the old address. */
 	g_clear_pointer(&feed->etag, g_free);
 	g_clear_pointer(&feed->last_modified, g_free);
+	return TRUE;
 }
 
 static const char *
@@ -325,6 +329,7 @@ on_fetched(FeedFetchResult *result, const GError *error, gpointer data)
 		                 feed->gone ? " (no more refreshes)" : "");
 	} else {
 		gboolean first = feed->last_refresh == 0;
+		FeedChannel *channel = feed_fetch_result_get_channel(result);
 
 		feed->failures = 0;
 		g_clear_pointer(&feed->last_error, g_free);
@@ -334,17 +339,25 @@ on_fetched(FeedFetchResult *result, const GError *error, gpointer data)
 		        feed_fetch_result_get_last_modified(result));
 		replace(&feed->content_hash,
 		        feed_fetch_result_get_content_hash(result));
-		if (feed_fetch_result_get_channel(result) != NULL)
-			take_channel(bridge, feed,
-			             feed_fetch_result_get_channel(result),
-			             first);
+		if (channel != NULL)
+			take_channel(bridge, feed, channel, first);
 		forget_expired(bridge, feed, now);
-		follow_move(bridge, feed, result);
-		bridge_sync_feed(bridge, feed, FALSE);
-		bridge_sync_all(bridge, FALSE);
+		if (follow_move(bridge, feed, result) || channel != NULL) {
+			bridge_sync_feed(bridge, feed, FALSE);
+			/*
+			 * New, Starred and the lists draw on every feed:
+			 * syncing them after each of 1,000 feeds refreshed at
+			 * once sorted every episode 1,000 times, for minutes.
+			 * Forgetting what New was marks them stale; they are
+			 * synced once, when no refresh is under way.
+			 */
+			g_clear_pointer(&bridge->new_pushed, g_free);
+		}
 	}
 	feed->next_refresh = now + next_interval(bridge, feed);
 	bridge_changed(bridge);
+	if (bridge->fetching == 0 && bridge->new_pushed == NULL)
+		bridge_sync_all(bridge, FALSE);
 out:
 	if (refresh->done != NULL)
 		refresh->done(bridge, feed, error, refresh->user_data);
