@@ -190,6 +190,9 @@ bridge_sync_feed(Bridge *bridge, BridgeFeed *feed, gboolean force)
 	g_message("wrote the playlist %s (%u episodes)", name, uris->len);
 	if (bridge->config->music_directory != NULL)
 		write_m3u(bridge, feed, name);
+	/* A forced push of the same playlist leaves nothing new to save. */
+	if (g_strcmp0(hash, feed->pushed) == 0)
+		return;
 	g_free(feed->pushed);
 	feed->pushed = g_steal_pointer(&hash);
 	bridge_changed(bridge);
