@@ -298,7 +298,16 @@ def t_stale_restore(w):
     s = w.mpd.status()
     check(s.get("state") == "pause", f"MPD did not restore ep1 paused: {s}")
     stale = float(s["elapsed"])
-    w.mpd.command("play", f"seekcur {stale + 60:.0f}")
+    w.mpd.command("play")
+
+    # Right after play MPD may not know yet that the stream can seek.
+    def seek():
+        try:
+            w.mpd.command(f"seekcur {stale + 60:.0f}")
+            return True
+        except Exception:  # noqa: BLE001 - MPD's ACK, tried again
+            return False
+    wait_until(seek, 10, f"MPD to take a seek to {stale + 60:.0f} s")
     wait_until(lambda: float(playing(w).get("elapsed", 0)) >= stale + 60,
                10, f"MPD to seek ep1 to {stale + 60:.0f} s")
     time.sleep(1)
