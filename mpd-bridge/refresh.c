@@ -235,6 +235,25 @@ store_episodes(Bridge *bridge, BridgeFeed *feed, FeedChannel *channel,
 	return any_new;
 }
 
+/*
+ * A playlist is named after its feed's title, unless the user named the
+ * feed: when the name changes, the playlist under the old one goes (the
+ * new one is pushed with the episodes), as `set FEED name` does.
+ */
+static void
+retitle(Bridge *bridge, BridgeFeed *feed, const char *title)
+{
+	BridgeFeed before = *feed;
+	g_autofree char *old_name = bridge_sync_playlist_name(bridge, feed);
+	g_autofree char *new_name = NULL;
+
+	feed->title = g_strdup(title);
+	new_name = bridge_sync_playlist_name(bridge, feed);
+	if (feed->pushed != NULL && strcmp(old_name, new_name) != 0)
+		bridge_sync_remove(bridge, &before);
+	g_free(before.title);
+}
+
 static void
 take_channel(Bridge *bridge, BridgeFeed *feed, FeedChannel *channel,
              gboolean first)
@@ -242,10 +261,8 @@ take_channel(Bridge *bridge, BridgeFeed *feed, FeedChannel *channel,
 	const char *title = feed_channel_get_title(channel);
 
 	if (title != NULL && *title != '\0' &&
-	    g_strcmp0(feed->title, title) != 0) {
-		g_free(feed->title);
-		feed->title = g_strdup(title);
-	}
+	    g_strcmp0(feed->title, title) != 0)
+		retitle(bridge, feed, title);
 	feed->serial =
 	        feed_channel_get_show_type(channel) == FEED_SHOW_TYPE_SERIAL;
 	feed->complete = feed_channel_is_complete(channel);

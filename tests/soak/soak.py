@@ -29,8 +29,9 @@ loopback feed server of its own (in this process) and `mpd-bridge run`
      every playlist again, and must not save its state for that.
 
 Every 50 cycles the "Podcasts: New" playlist in MPD must hold only
-episodes the feeds list, as last fetched: the daemon syncs it once a
-refresh of all is over.
+episodes the feeds list, as last fetched (the daemon syncs it once a
+refresh of all is over), and MPD must hold one playlist for each feed,
+named after the title it had then, none under an old title.
 
 The feeds are bounded: each has a window of 6 episodes out of 10 that
 come round again, so the state stops growing once every episode has been
@@ -119,10 +120,11 @@ class Feed:
         self.guid_churn = index % 3 == 1
         self.validators = name != NOVAL
 
-    def title(self):
+    def title(self, version=None):
         # A rename now and then: its playlist gets the new name.
+        version = self.version if version is None else version
         return "Soak %s%s" % (self.name, " (reruns)"
-                              if (self.version // 25) % 2 else "")
+                              if (version // 25) % 2 else "")
 
     def episodes(self, base, version=None):
         version = self.version if version is None else version
@@ -715,9 +717,10 @@ class Soak:
             self.daemon.wait_zeros(n + 1, self.args.timeout)
             self.events["unsubscribed and subscribed again"] += 1
 
-    def check_new(self, cycle):
-        """The New playlist was synced when the refreshes ended: it holds
-        only episodes the feeds list now, as last fetched."""
+    def check_playlists(self, cycle):
+        """The playlists were synced when the refreshes ended: New holds
+        only episodes the feeds list now, as last fetched, and each feed
+        has one playlist, under its title."""
         try:
             new = self.player.values('listplaylist "Podcasts: New"', "file")
         except RuntimeError:
@@ -732,7 +735,16 @@ class Soak:
         check(not stale, "cycle %d: the New playlist holds %d episodes the "
               "feeds no longer list, such as %s" % (cycle, len(stale),
                                                    stale[0] if stale else ""))
-        self.events["New playlist checked"] += 1
+        # One playlist a feed, named after its title as last fetched:
+        # none left behind under an old title.
+        names = self.player.values("listplaylists", "playlist")
+        got = sorted(n for n in names if n.startswith("Podcast: "))
+        want = sorted("Podcast: " + f.title(f.fetched) for f in self.feeds
+                      if f.fetched is not None)
+        check(got == want, "cycle %d: MPD holds the playlists %s, not %s"
+              % (cycle, sorted(set(got) - set(want)),
+                 sorted(set(want) - set(got))))
+        self.events["playlists checked"] += 1
 
     def state_stamp(self):
         st = os.stat(os.path.join(self.root, "state", "mpd-bridge", "state"))
@@ -779,7 +791,7 @@ class Soak:
             self.move_on(cycle)
             self.refresh_all()
             if cycle % 50 == 1:
-                self.check_new(cycle)
+                self.check_playlists(cycle)
             self.mpd_event(cycle)
             self.command(cycle)
             if args.restart_every and cycle % args.restart_every == 0 and \
