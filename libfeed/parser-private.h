@@ -184,6 +184,10 @@ struct FeedParser {
 	FeedXmlQuiet quiet;       /* the thread's handler while libxml2 reads */
 	gboolean encoding_failed; /* libxml2 stopped at bytes not in the
 	                             declared encoding */
+	gboolean encoding_known;  /* libxml2 has read the XML declaration */
+	gboolean repair_input;    /* and reads the bytes as UTF-8 */
+	gboolean input_repaired;  /* some were not allowed (utf8-input.c) */
+	gsize handed;             /* bytes handed to libxml2 so far */
 };
 
 /* elements.c */

@@ -7,6 +7,7 @@
 #include "parser-private.h"
 #include "text-private.h"
 #include "url-private.h"
+#include "utf8-input-private.h"
 
 #include <libxml/HTMLparser.h>
 #include <libxml/SAX2.h>
@@ -353,22 +354,6 @@ on_characters(void *ctx, const xmlChar *text, int length)
 		g_string_append_len(parser->text, (const char *)text, length);
 }
 
-/*
- * libxml2 2.9's push parser checks CDATA sections less strictly than the
- * rest: it takes overlong forms ("\xC0\xB6" for "6"), which are not UTF-8,
- * without a word. So the text of a CDATA section that is kept is checked.
- */
-static void
-on_cdata(void *ctx, const xmlChar *text, int length)
-{
-	FeedParser *parser = parser_of(ctx);
-
-	if (parser->capture != 0 && !parser->text_suspect &&
-	    !g_utf8_validate((const char *)text, length, NULL))
-		parser->text_suspect = TRUE;
-	on_characters(ctx, text, length);
-}
-
 FeedParser *
 feed_parser_new(const char *base_url, FeedEpisodeFunc func, gpointer user_data)
 {
@@ -390,7 +375,7 @@ feed_parser_new(const char *base_url, FeedEpisodeFunc func, gpointer user_data)
 	parser->sax.startElementNs = on_start_element;
 	parser->sax.endElementNs = on_end_element;
 	parser->sax.characters = on_characters;
-	parser->sax.cdataBlock = on_cdata;
+	parser->sax.cdataBlock = on_characters;
 	parser->sax.ignorableWhitespace = on_characters;
 	parser->sax.getEntity = on_get_entity;
 	parser->sax.resolveEntity = on_resolve_entity;
@@ -514,82 +499,99 @@ push(FeedParser *parser, const char *data, gsize length, gboolean terminate)
 }
 
 /*
- * How libxml2 2.9 reads the UTF-8 character at @p, of which @n bytes are
- * there: its length, 0 when libxml2 finds it is not UTF-8, or -1 when the
- * bytes end before it does.
+ * Whether libxml2 reads the document's bytes as UTF-8 as they are, rather
+ * than converting them from the encoding the document declares (which
+ * gives it valid UTF-8). Known once the XML declaration has been read.
  */
-static int
-utf8_char(const guchar *p, gsize n)
+static gboolean
+reads_bytes_as_utf8(xmlParserCtxtPtr ctxt)
 {
-	guint c = p[0];
-	guint need;
-	guint32 value;
+	return ctxt->charset == XML_CHAR_ENCODING_UTF8 &&
+	       (ctxt->input == NULL || ctxt->input->buf == NULL ||
+	        ctxt->input->buf->encoder == NULL);
+}
 
-	if (c < 0x80)
-		return 1;
-	if ((c & 0x40) == 0 || c == 0xC0)
-		return 0;
-	need = (c & 0xF0) == 0xF0 ? 4 : (c & 0xE0) == 0xE0 ? 3 : 2;
-	if (need == 4 && (c & 0xF8) != 0xF0)
-		return 0;
-	value = c & (0x7F >> need);
-	for (guint i = 1; i < need; i++) {
-		if (i >= n)
-			return -1;
-		if ((p[i] & 0xC0) != 0x80)
-			return 0;
-		value = value << 6 | (p[i] & 0x3F);
+/* Hands on @length bytes of UTF-8 input, repaired (see utf8-input.c). */
+static gsize
+push_repaired(FeedParser *parser, const char *data, gsize length,
+              gboolean at_end)
+{
+	GString *repaired = NULL;
+	gsize first = 0;
+	gsize n =
+	        feed_utf8_input_repair(data, length, at_end, &repaired, &first);
+
+	if (repaired == NULL) {
+		push(parser, data, n, FALSE);
+		return n;
 	}
-	if (value < (need == 2 ? 0x80u : need == 3 ? 0x800u : 0x10000u))
-		return 0;
-	return (int)need;
+	if (!parser->input_repaired) {
+		parser->input_repaired = TRUE;
+		feed_parser_add_problem(parser,
+		                        "byte %" G_GSIZE_FORMAT
+		                        ": not UTF-8 or not allowed in XML; "
+		                        "such bytes are read as windows-1252, "
+		                        "control characters left out",
+		                        parser->handed + first + 1);
+	}
+	push(parser, repaired->str, repaired->len, FALSE);
+	g_string_free(repaired, TRUE);
+	return n;
 }
 
 /*
- * libxml2 2.9 takes a byte that is not UTF-8 with fewer than 4 bytes
- * after it in its input for a character cut off by the end of a chunk:
- * rather than report it and read on, as it does anywhere else, it then
- * stops at the next markup ("detected an error in element content"), and
- * the rest of the feed is lost or not by where the network cut it. So
- * input is never handed over to end within 3 bytes after such a byte (or
- * inside a character): this returns how much of @data can go now. Once
- * libxml2 has met such a byte with 4 after it, it reads bytes as Latin-1,
- * and when it converts from another encoding the bytes are not UTF-8 yet:
- * then all can go.
+ * Gives libxml2 what it can take of the @length bytes at @data and returns
+ * how many it took; with @at_end, all. Up to the first '>', which ends the
+ * XML declaration when there is one, the bytes go as they are: after it,
+ * libxml2 knows the encoding, and UTF-8 is repaired from then on.
  */
 static gsize
-ready_length(const FeedParser *parser, const guchar *data, gsize length)
+hand_over(FeedParser *parser, const char *data, gsize length, gboolean at_end)
 {
-	xmlParserCtxtPtr ctxt = parser->ctxt;
-	gsize window = length > 3 ? length - 3 : 0;
-	gsize at = length > 6 ? length - 6 : 0;
+	gsize given = 0;
 
-	if (ctxt != NULL && (ctxt->charset != XML_CHAR_ENCODING_UTF8 ||
-	                     (ctxt->input != NULL && ctxt->input->buf != NULL &&
-	                      ctxt->input->buf->encoder != NULL)))
-		return length;
-	/* Off the continuation bytes of a character that began earlier. */
-	while (at < window && (data[at] & 0xC0) == 0x80)
-		at++;
-	while (at < length) {
-		int n = utf8_char(data + at, length - at);
-
-		if (n > 0) {
-			at += n;
-			continue;
-		}
-		/* One with 4 bytes after it comes first: libxml2 reads on. */
-		return n == 0 && at < window ? length : at;
+	if (parser->ctxt == NULL) {
+		if (length < 4 && !at_end)
+			return 0;
+		given = MIN(length, 4);
+		create_context(parser, data, (int)given);
 	}
-	return length;
+	if (!parser->encoding_known) {
+		const char *gt = length > given ? memchr(data + given, '>',
+		                                         length - given)
+		                                : NULL;
+		gsize end = gt != NULL ? (gsize)(gt + 1 - data) : length;
+
+		/* A declaration is short: waiting longer would not help. */
+		if (gt == NULL && length < 4096 && !at_end) {
+			parser->handed += given;
+			return given;
+		}
+		if (end > given)
+			push(parser, data + given, end - given, FALSE);
+		given = end;
+		parser->encoding_known = TRUE;
+		parser->repair_input = reads_bytes_as_utf8(parser->ctxt);
+	}
+	parser->handed += given;
+	if (given < length && parser->error == NULL) {
+		gsize n = length - given;
+
+		if (parser->repair_input)
+			n = push_repaired(parser, data + given, n, at_end);
+		else
+			push(parser, data + given, n, FALSE);
+		parser->handed += n;
+		given += n;
+	}
+	return given;
 }
 
 gboolean
 feed_parser_feed(FeedParser *parser, const char *data, gsize length,
                  GError **error)
 {
-	gsize ready;
-	gsize given = 0;
+	gsize taken;
 
 	g_return_val_if_fail(parser != NULL, FALSE);
 	g_return_val_if_fail(data != NULL || length == 0, FALSE);
@@ -606,25 +608,17 @@ feed_parser_feed(FeedParser *parser, const char *data, gsize length,
 		set_fatal(parser, FEED_ERROR_TOO_LARGE, message);
 		return take_error(parser, error);
 	}
-	if (parser->ctxt == NULL || parser->head->len > 0) {
+	if (parser->head->len > 0) {
 		g_byte_array_append(parser->head, (const guint8 *)data, length);
 		data = (const char *)parser->head->data;
 		length = parser->head->len;
 	}
-	ready = ready_length(parser, (const guchar *)data, length);
-	if (parser->ctxt == NULL) {
-		if (ready < 4)
-			return TRUE;
-		create_context(parser, data, 4);
-		given = 4;
-	}
-	if (ready > given && !push(parser, data + given, ready - given, FALSE))
-		return take_error(parser, error);
-	if (data == (const char *)parser->head->data)
-		g_byte_array_remove_range(parser->head, 0, ready);
-	else if (ready < length)
-		g_byte_array_append(parser->head, (const guint8 *)data + ready,
-		                    length - ready);
+	taken = hand_over(parser, data, length, FALSE);
+	if (parser->head->len > 0)
+		g_byte_array_remove_range(parser->head, 0, taken);
+	else if (taken < length)
+		g_byte_array_append(parser->head, (const guint8 *)data + taken,
+		                    length - taken);
 	return take_error(parser, error);
 }
 
@@ -638,13 +632,11 @@ feed_parser_finish(FeedParser *parser, GError **error)
 
 	parser->finished = TRUE;
 	if (parser->error == NULL) {
-		if (parser->ctxt == NULL) {
-			create_context(parser, (const char *)parser->head->data,
-			               (int)parser->head->len);
-			g_byte_array_set_size(parser->head, 0);
-		}
-		push(parser, (const char *)parser->head->data,
-		     parser->head->len, TRUE);
+		hand_over(parser, (const char *)parser->head->data,
+		          parser->head->len, TRUE);
+		g_byte_array_set_size(parser->head, 0);
+		if (parser->error == NULL)
+			push(parser, "", 0, TRUE);
 	}
 	if (parser->error == NULL && !parser->root_seen)
 		set_fatal(parser, FEED_ERROR_PARSE,

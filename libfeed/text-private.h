@@ -52,6 +52,14 @@ char *
 feed_text_take_valid_utf8(char *text);
 
 /*
+ * Appends @byte to @out as windows-1252 reads it, in UTF-8: U+FFFD for its
+ * five undefined bytes 0x81, 0x8D, 0x8F, 0x90 and 0x9D.
+ */
+G_GNUC_INTERNAL
+void
+feed_text_append_cp1252(GString *out, guchar byte);
+
+/*
  * Reads a feed boolean (rule 7 of the JSON contract): trimmed,
  * case-insensitive `yes`, `true`, `explicit` give 1; `no`, `false`, `clean`
  * give 0; anything else, and NULL, gives -1.

@@ -157,6 +157,16 @@ static const guint16 cp1252_c1[32] = {
 	0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0,      0x017E, 0x0178,
 };
 
+void
+feed_text_append_cp1252(GString *out, guchar byte)
+{
+	gunichar u = byte;
+
+	if (byte >= 0x80 && byte < 0xA0)
+		u = cp1252_c1[byte - 0x80];
+	g_string_append_unichar(out, u != 0 ? u : 0xFFFD);
+}
+
 static gboolean
 is_dropped_control(guchar c)
 {
@@ -204,20 +214,13 @@ feed_text_take_valid_utf8(char *text)
 	out = g_string_sized_new(end - text + 16);
 	for (p = text; p < end;) {
 		const char *valid_end;
-		guchar c;
-		gunichar u;
 
 		g_utf8_validate(p, end - p, &valid_end);
 		append_without_controls(out, p, valid_end);
 		if (valid_end >= end)
 			break;
 		/* Only bytes >= 0x80 can start an invalid sequence. */
-		c = (guchar)*valid_end;
-		if (c < 0xA0)
-			u = cp1252_c1[c - 0x80];
-		else
-			u = c;
-		g_string_append_unichar(out, u != 0 ? u : 0xFFFD);
+		feed_text_append_cp1252(out, (guchar)*valid_end);
 		p = valid_end + 1;
 	}
 	g_free(text);

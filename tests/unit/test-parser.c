@@ -300,6 +300,42 @@ test_cut_after_invalid_utf8(void)
 }
 
 static void
+test_invalid_in_cdata(void)
+{
+	static const char doc[] =
+	        "<?xml version=\"1.0\" encoding=\"utf-8\"?><rss><channel>"
+	        "<item><title><![CDATA[\x93"
+	        "Caf\xe9\x94 \x0b\xef\xbf\xbe"
+	        "\xc3\xbc]]></title></item><item><title>Two</title></item>"
+	        "</channel></rss>";
+
+	g_test_summary(
+	        "Bytes that are not UTF-8, a control character and "
+	        "U+FFFE in CDATA, which stop libxml2's push parser, are "
+	        "repaired before it reads them, wherever the feed is cut");
+	for (gsize cut = 1; cut < sizeof(doc) - 1; cut++) {
+		g_autoptr(GPtrArray) titles =
+		        g_ptr_array_new_with_free_func(g_free);
+		g_autoptr(FeedParser) parser =
+		        feed_parser_new(NULL, count_episode, titles);
+		g_autoptr(GError) error = NULL;
+		g_autoptr(FeedChannel) channel = NULL;
+
+		g_assert_true(feed_parser_feed(parser, doc, cut, &error));
+		g_assert_true(feed_parser_feed(parser, doc + cut,
+		                               sizeof(doc) - 1 - cut, &error));
+		channel = feed_parser_finish(parser, &error);
+		g_assert_no_error(error);
+		g_assert_cmpuint(titles->len, ==, 2);
+		g_assert_cmpstr(titles->pdata[0], ==,
+		                "\u201cCaf\u00e9\u201d \ufffd\u00fc");
+		g_assert_cmpstr(titles->pdata[1], ==, "Two");
+		g_assert_nonnull(strstr(feed_channel_get_errors(channel)[0],
+		                        "byte 75: not UTF-8"));
+	}
+}
+
+static void
 test_encoding_error_quiet(void)
 {
 	static const char doc[] = "<?xml version=\"1.0\" encoding=\"EUC-JP\"?>"
@@ -746,6 +782,8 @@ main(int argc, char **argv)
 	g_test_add_func("/parser/encoding/utf16-bom", test_utf16);
 	g_test_add_func("/parser/encoding/declared", test_declared_encodings);
 	g_test_add_func("/parser/encoding/invalid-utf8", test_invalid_utf8);
+	g_test_add_func("/parser/encoding/invalid-in-cdata",
+	                test_invalid_in_cdata);
 	g_test_add_func("/parser/encoding/overlong-in-cdata",
 	                test_overlong_in_cdata);
 	add_fixture_tests();
