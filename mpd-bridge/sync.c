@@ -5,6 +5,8 @@
  */
 #include "sync.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 char *
@@ -297,15 +299,28 @@ bridge_sync_all(Bridge *bridge, gboolean force)
 	sync_lists(bridge, force);
 }
 
+/* The M3U file of a playlist that goes: left, it would still show. */
+static void
+remove_m3u(const Bridge *bridge, const char *name)
+{
+	g_autofree char *file = g_strconcat(name, ".m3u", NULL);
+	g_autofree char *path =
+	        g_build_filename(bridge->config->music_directory, file, NULL);
+
+	if (g_unlink(path) != 0 && errno != ENOENT)
+		g_warning("cannot delete %s: %s", path, g_strerror(errno));
+}
+
 void
 bridge_sync_remove(Bridge *bridge, const BridgeFeed *feed)
 {
-	g_autofree char *name = NULL;
+	g_autofree char *name = bridge_sync_playlist_name(bridge, feed);
 	g_autoptr(GError) error = NULL;
 
+	if (bridge->config->music_directory != NULL)
+		remove_m3u(bridge, name);
 	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd))
 		return;
-	name = bridge_sync_playlist_name(bridge, feed);
 	if (!bridge_mpd_delete_playlist(bridge->mpd, name, &error))
 		g_warning("cannot delete the playlist %s: %s", name,
 		          error->message);

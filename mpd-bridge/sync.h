@@ -26,7 +26,10 @@ bridge_sync_list_name(const Bridge *bridge, const BridgeList *list);
 void
 bridge_sync_all(Bridge *bridge, gboolean force);
 
-/* Removes @feed's stored playlist from MPD (on unsubscribing). */
+/*
+ * Removes @feed's stored playlist from MPD, and its M3U file from the
+ * music directory (on unsubscribing, or when the playlist's name changes).
+ */
 void
 bridge_sync_remove(Bridge *bridge, const BridgeFeed *feed);
 

@@ -413,7 +413,11 @@ def t_lists(w):
     check(r.returncode == 1 and "not on play-later" in r.stderr, r)
     r = w.bridge("later", "shuffle")
     check(r.returncode != 0, r)
+    m3u = os.path.join(w.music, "Podcast: Feed lists.m3u")
+    wait_until(lambda: os.path.exists(m3u), 20, "the feed's M3U file")
     ok("unsubscribe", "Feed lists")
+    wait_until(lambda: not os.path.exists(m3u), 20,
+               "the M3U file to go with the feed")
     # MPD keeps no empty stored playlist: emptied, it is gone.
     wait_until(lambda: "Podcasts: Play later" not in playlists(w), 20,
                "play-later emptied by unsubscribe")

@@ -31,7 +31,8 @@ loopback feed server of its own (in this process) and `mpd-bridge run`
 Every 50 cycles the "Podcasts: New" playlist in MPD must hold only
 episodes the feeds list, as last fetched (the daemon syncs it once a
 refresh of all is over), and MPD must hold one playlist for each feed,
-named after the title it had then, none under an old title.
+named after the title it had then, none under an old title, and an M3U
+file of each in the music directory, none other.
 
 The feeds are bounded: each has a window of 6 episodes out of 10 that
 come round again, so the state stops growing once every episode has been
@@ -277,7 +278,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                         % (time.time(), self.path, self.headers.get("Range")))
         data = self.server.wav
         rng = self.headers.get("Range")
-        headers = [("Content-Type", "audio/wav"), ("Accept-Ranges", "bytes")]
+        headers = [("Content-Type", "audio/wav"), ("Accept-Ranges", "bytes"),
+                   ("Connection", "close")]
+        self.close_connection = True
         m = re.match(r"bytes=(\d+)-(\d*)$", rng or "")
         if m:
             start = int(m.group(1))
@@ -564,6 +567,11 @@ class Soak:
                             "quarantine_size_mb=%d" % args.asan_quarantine_mb)
                 if o)
         os.makedirs(os.path.join(root, "config", "mpd-bridge"))
+        # The daemon writes an M3U file of each feed's playlist there.
+        self.music = os.path.join(root, "mpd", "music")
+        with open(os.path.join(root, "config", "mpd-bridge", "config"),
+                  "w") as f:
+            f.write("[bridge]\nmusic_directory=%s\n" % self.music)
         self.player = Client(self.mpd, args.timeout)
         self.events = collections.Counter()
         self.cycle_times = []
@@ -744,6 +752,11 @@ class Soak:
         check(got == want, "cycle %d: MPD holds the playlists %s, not %s"
               % (cycle, sorted(set(got) - set(want)),
                  sorted(set(want) - set(got))))
+        m3u = sorted(n[:-4] for n in os.listdir(self.music)
+                     if n.endswith(".m3u"))
+        check(m3u == want, "cycle %d: the music directory holds the M3U "
+              "files %s, not %s" % (cycle, sorted(set(m3u) - set(want)),
+                                    sorted(set(want) - set(m3u))))
         self.events["playlists checked"] += 1
 
     def state_stamp(self):
