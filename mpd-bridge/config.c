@@ -145,7 +145,7 @@ bridge_config_load(const char *path, GError **error)
 
 	bridge_mpd_address_from_env(&config->mpd);
 	if (config->mpd.timeout_ms == 0)
-		config->mpd.timeout_ms = 10000;
+		config->mpd.timeout_ms = 30000;
 	config->channel = g_strdup("mpd-bridge");
 	config->playlist_prefix = g_strdup("Podcast: ");
 	config->new_playlist = g_strdup("Podcasts: New");

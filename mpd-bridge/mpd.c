@@ -15,7 +15,14 @@
 #include <signal.h>
 #include <string.h>
 
-#define DEFAULT_TIMEOUT_MS 10000
+/*
+ * As libmpdclient's own default. MPD's main thread can stop answering for
+ * several seconds while its player waits on a slow stream (a seek into an
+ * episode that is still loading took 11-16 s in tests/soak); a shorter
+ * wait drops the connection, and with it the channel messages MPD holds
+ * for the daemon.
+ */
+#define DEFAULT_TIMEOUT_MS 30000
 /*
  * Reconnection tries come after 100 ms, then twice as long each time: the
  * wait for an MPD that is back is at most about as long as it was away

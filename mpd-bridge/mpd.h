@@ -35,7 +35,7 @@ typedef struct {
 	                     libmpdclient's default (which reads MPD_HOST) */
 	guint port;       /* TCP port; 0 means libmpdclient's default */
 	char *password;   /* sent with "password"; NULL for none */
-	guint timeout_ms; /* for connecting and for each command; 0: 10 s */
+	guint timeout_ms; /* for connecting and for each command; 0: 30 s */
 } BridgeMpdAddress;
 
 /*

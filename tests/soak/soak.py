@@ -278,9 +278,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                         % (time.time(), self.path, self.headers.get("Range")))
         data = self.server.wav
         rng = self.headers.get("Range")
-        headers = [("Content-Type", "audio/wav"), ("Accept-Ranges", "bytes"),
-                   ("Connection", "close")]
-        self.close_connection = True
+        headers = [("Content-Type", "audio/wav"), ("Accept-Ranges", "bytes")]
         m = re.match(r"bytes=(\d+)-(\d*)$", rng or "")
         if m:
             start = int(m.group(1))
