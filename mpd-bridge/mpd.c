@@ -5,24 +5,15 @@
  * leave idle for a command are kept in `pending` and delivered from the
  * main loop, so handlers never run inside a caller's command.
  */
-#include "mpd.h"
+#include "mpd-private.h"
 
 #include <errno.h>
 #include <gio/gio.h>
 #include <glib-unix.h>
 #include <mpd/client.h>
-#include <poll.h>
 #include <signal.h>
 #include <string.h>
 
-/*
- * As libmpdclient's own default. MPD's main thread can stop answering for
- * several seconds while its player waits on a slow stream (a seek into an
- * episode that is still loading took 11-16 s in tests/soak); a shorter
- * wait drops the connection, and with it the channel messages MPD holds
- * for the daemon.
- */
-#define DEFAULT_TIMEOUT_MS 30000
 /*
  * Reconnection tries come after 100 ms, then twice as long each time: the
  * wait for an MPD that is back is at most about as long as it was away
@@ -31,20 +22,14 @@
  */
 #define FIRST_BACKOFF_MS 100
 #define MAX_BACKOFF_MS   60000
-#define MAX_NAME_BYTES   200
 /*
  * MPD refuses a command list larger than max_command_list_size (2 MiB by
  * default); stay well below it.
  */
 #define MAX_LIST_BYTES (512 * 1024)
 
-/*
- * libmpdclient 2.20 builds each command line in a 4 KiB buffer and fails
- * a longer one before sending anything; MPD's own limit is higher. Lines
- * are kept under this, quoting included; a tag value is cut shorter.
- */
-#define MAX_LINE_BYTES 4000
-#define MAX_TAG_BYTES  1024
+/* A tag value is cut shorter than a whole line (MAX_LINE_BYTES). */
+#define MAX_TAG_BYTES 1024
 
 /*
  * Messages for the control channel; player, queue and stored playlist
@@ -84,134 +69,6 @@ static gboolean
 on_dispatch(gpointer data);
 static gboolean
 on_readable(int fd, GIOCondition condition, gpointer data);
-
-/* Text from a feed must not end a protocol line or confuse a terminal. */
-static gboolean
-is_control(gunichar c)
-{
-	return c < 0x20 || (c >= 0x7f && c < 0xa0) || c == 0x2028 ||
-	       c == 0x2029;
-}
-
-/* The bytes @text takes in a command line, in quotes, escapes and all. */
-static gsize
-quoted_length(const char *text)
-{
-	gsize n = 2;
-
-	for (const char *p = text; *p != '\0'; p++)
-		n += *p == '"' || *p == '\\' ? 2 : 1;
-	return n;
-}
-
-/* @text cut at a character boundary to take at most @max bytes quoted. */
-static void
-cut_quoted(char *text, gsize max)
-{
-	gsize n = 2;
-
-	for (char *p = text; *p != '\0'; p = g_utf8_next_char(p)) {
-		gsize width = (gsize)(g_utf8_next_char(p) - p);
-
-		n += *p == '"' || *p == '\\' ? 2 : width;
-		if (n > max) {
-			*p = '\0';
-			return;
-		}
-	}
-}
-
-static char *
-clean_text(const char *text)
-{
-	g_autofree char *valid = g_utf8_make_valid(text, -1);
-	GString *out = g_string_sized_new(strlen(valid));
-
-	for (const char *p = valid; *p != '\0'; p = g_utf8_next_char(p)) {
-		if (is_control(g_utf8_get_char(p)))
-			g_string_append_c(out, ' ');
-		else
-			g_string_append_len(out, p, g_utf8_next_char(p) - p);
-	}
-	return g_string_free(out, FALSE);
-}
-
-/*
- * libmpdclient 2.20 writes with send() but without MSG_NOSIGNAL: a command
- * to an MPD that has just gone away would kill the daemon with SIGPIPE
- * instead of failing with EPIPE. A program that chose its own handling
- * keeps it.
- */
-static void
-ignore_sigpipe(void)
-{
-	struct sigaction old;
-
-	if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-		signal(SIGPIPE, SIG_IGN);
-}
-
-static char *
-describe(const char *host, guint port)
-{
-	if (host == NULL || *host == '\0')
-		return g_strdup("MPD at its default address");
-	if (port != 0 && host[0] != '/' && host[0] != '@')
-		return g_strdup_printf("MPD at %s:%u", host, port);
-	return g_strdup_printf("MPD at %s", host);
-}
-
-/* libmpdclient knows which default it tried when we gave no host. */
-static char *
-describe_connection(const BridgeMpdAddress *address,
-                    const struct mpd_connection *conn)
-{
-	const struct mpd_settings *settings;
-
-	if (address->host != NULL || conn == NULL)
-		return describe(address->host, address->port);
-	settings = mpd_connection_get_settings(conn);
-	if (settings == NULL)
-		return describe(NULL, 0);
-	return describe(mpd_settings_get_host(settings),
-	                mpd_settings_get_port(settings));
-}
-
-static int
-io_error_code(const struct mpd_connection *conn)
-{
-	switch (mpd_connection_get_error(conn)) {
-	case MPD_ERROR_SERVER:
-		switch (mpd_connection_get_server_error(conn)) {
-		case MPD_SERVER_ERROR_NO_EXIST:
-			return G_IO_ERROR_NOT_FOUND;
-		case MPD_SERVER_ERROR_EXIST:
-			return G_IO_ERROR_EXISTS;
-		case MPD_SERVER_ERROR_ARG:
-			return G_IO_ERROR_INVALID_ARGUMENT;
-		case MPD_SERVER_ERROR_PASSWORD:
-		case MPD_SERVER_ERROR_PERMISSION:
-			return G_IO_ERROR_PERMISSION_DENIED;
-		default:
-			return G_IO_ERROR_FAILED;
-		}
-	case MPD_ERROR_TIMEOUT:
-		return G_IO_ERROR_TIMED_OUT;
-	case MPD_ERROR_CLOSED:
-	case MPD_ERROR_SYSTEM:
-	case MPD_ERROR_MALFORMED:
-		return G_IO_ERROR_CONNECTION_CLOSED;
-	default:
-		return G_IO_ERROR_FAILED;
-	}
-}
-
-static gboolean
-is_server_error(const struct mpd_connection *conn, enum mpd_server_error code)
-{
-	return mpd_connection_get_error(conn) == MPD_ERROR_SERVER &&
-	       mpd_connection_get_server_error(conn) == code;
-}
 
 /* Frees the socket without telling anyone; the caller decides. */
 static void
@@ -263,7 +120,7 @@ lose(BridgeMpd *self)
 static gboolean
 fail(BridgeMpd *self, GError **error, const char *what)
 {
-	g_set_error(error, G_IO_ERROR, io_error_code(self->conn),
+	g_set_error(error, G_IO_ERROR, bridge_mpd_error_code(self->conn),
 	            "%s on %s: %s", what, self->where,
 	            mpd_connection_get_error_message(self->conn));
 	if (!mpd_connection_clear_error(self->conn))
@@ -281,7 +138,7 @@ fail_list(BridgeMpd *self, GError **error, const char *what)
 {
 	if (mpd_connection_get_error(self->conn) == MPD_ERROR_SERVER)
 		return fail(self, error, what);
-	g_set_error(error, G_IO_ERROR, io_error_code(self->conn),
+	g_set_error(error, G_IO_ERROR, bridge_mpd_error_code(self->conn),
 	            "%s on %s: %s", what, self->where,
 	            mpd_connection_get_error_message(self->conn));
 	lose(self);
@@ -456,7 +313,8 @@ on_connect(gpointer data)
 	                          self->address.timeout_ms);
 	if (conn != NULL && self->address.host == NULL) {
 		g_free(self->where);
-		self->where = describe_connection(&self->address, conn);
+		self->where =
+		        bridge_mpd_describe_connection(&self->address, conn);
 	}
 	if (conn == NULL ||
 	    mpd_connection_get_error(conn) != MPD_ERROR_SUCCESS ||
@@ -565,11 +423,11 @@ bridge_mpd_new(const BridgeMpdAddress *address, const char *channel)
 
 	g_return_val_if_fail(address != NULL, NULL);
 
-	ignore_sigpipe();
+	bridge_mpd_ignore_sigpipe();
 	self = g_new0(BridgeMpd, 1);
 	copy_address(&self->address, address);
 	self->channel = g_strdup(channel);
-	self->where = describe(address->host, address->port);
+	self->where = bridge_mpd_describe_connection(address, NULL);
 	self->backoff_ms = FIRST_BACKOFF_MS;
 	return self;
 }
@@ -642,8 +500,9 @@ fill_playlist(BridgeMpd *self, const char *name, const char *const *uris,
 		if (ok && first && exists)
 			ok = mpd_send_rm(self->conn, name);
 		for (; ok && i < n_uris && bytes < MAX_LIST_BYTES; i++) {
-			g_autofree char *uri = clean_text(uris[i]);
-			gsize line = quoted_length(name) + quoted_length(uri) +
+			g_autofree char *uri = bridge_mpd_clean_text(uris[i]);
+			gsize line = bridge_mpd_quoted_length(name) +
+			             bridge_mpd_quoted_length(uri) +
 			             sizeof("playlistadd  \n");
 
 			if (line > MAX_LINE_BYTES) {
@@ -658,12 +517,12 @@ fill_playlist(BridgeMpd *self, const char *name, const char *const *uris,
 		ok = ok && mpd_command_list_end(self->conn) &&
 		     mpd_response_finish(self->conn);
 		if (!ok) {
-			*vanished =
-			        first && exists &&
-			        is_server_error(self->conn,
-			                        MPD_SERVER_ERROR_NO_EXIST) &&
-			        mpd_connection_get_server_error_location(
-			                self->conn) == 0;
+			*vanished = first && exists &&
+			            bridge_mpd_is_server_error(
+			                    self->conn,
+			                    MPD_SERVER_ERROR_NO_EXIST) &&
+			            mpd_connection_get_server_error_location(
+			                    self->conn) == 0;
 			return fail_list(self, error, what);
 		}
 		first = FALSE;
@@ -680,7 +539,7 @@ static gboolean
 replace_playlist(BridgeMpd *self, const char *name, const char *const *uris,
                  guint n_uris, GError **error)
 {
-	g_autofree char *clean_name = clean_text(name);
+	g_autofree char *clean_name = bridge_mpd_clean_text(name);
 	gboolean vanished;
 	g_autoptr(GError) local_error = NULL;
 
@@ -727,10 +586,11 @@ bridge_mpd_delete_playlist(BridgeMpd *mpd, const char *name, GError **error)
 
 	if (!begin_command(mpd, error))
 		return FALSE;
-	clean_name = clean_text(name);
+	clean_name = bridge_mpd_clean_text(name);
 	if (!mpd_run_rm(mpd->conn, clean_name)) {
 		/* MPD's refusals can always be cleared. */
-		if (is_server_error(mpd->conn, MPD_SERVER_ERROR_NO_EXIST))
+		if (bridge_mpd_is_server_error(mpd->conn,
+		                               MPD_SERVER_ERROR_NO_EXIST))
 			mpd_connection_clear_error(mpd->conn);
 		else
 			ok = fail(mpd, error,
@@ -748,8 +608,8 @@ send_tag(struct mpd_connection *conn, unsigned id, enum mpd_tag_type type,
 
 	if (value == NULL || *value == '\0')
 		return TRUE;
-	clean = clean_text(value);
-	cut_quoted(clean, MAX_TAG_BYTES);
+	clean = bridge_mpd_clean_text(value);
+	bridge_mpd_cut_quoted(clean, MAX_TAG_BYTES);
 	return mpd_send_clear_tag_id(conn, id, type) &&
 	       mpd_send_add_tag_id(conn, id, type, clean);
 }
@@ -782,8 +642,9 @@ bridge_mpd_queue(BridgeMpd *mpd, const char *uri, const BridgeTags *tags,
 	g_return_val_if_fail(uri != NULL, 0);
 	g_return_val_if_fail(error == NULL || *error == NULL, 0);
 
-	clean_uri = clean_text(uri);
-	if (quoted_length(clean_uri) + sizeof("addid \n") > MAX_LINE_BYTES) {
+	clean_uri = bridge_mpd_clean_text(uri);
+	if (bridge_mpd_quoted_length(clean_uri) + sizeof("addid \n") >
+	    MAX_LINE_BYTES) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
 		            "cannot queue a stream whose URL is %zu bytes: too "
 		            "long for MPD",
@@ -964,11 +825,13 @@ bridge_mpd_send_message(BridgeMpd *mpd, const char *channel, const char *text,
 
 	if (!begin_command(mpd, error))
 		return FALSE;
-	clean_channel = clean_text(channel);
-	clean = clean_text(text);
+	clean_channel = bridge_mpd_clean_text(channel);
+	clean = bridge_mpd_clean_text(text);
 	/* A long answer is cut: a message is one command line. */
-	cut_quoted(clean, MAX_LINE_BYTES - quoted_length(clean_channel) -
-	                          sizeof("sendmessage  \n"));
+	bridge_mpd_cut_quoted(clean,
+	                      MAX_LINE_BYTES -
+	                              bridge_mpd_quoted_length(clean_channel) -
+	                              sizeof("sendmessage  \n"));
 	if (!mpd_run_send_message(mpd->conn, clean_channel, clean)) {
 		g_autofree char *what = g_strdup_printf(
 		        "cannot send a message to channel %s", clean_channel);
@@ -977,202 +840,4 @@ bridge_mpd_send_message(BridgeMpd *mpd, const char *channel, const char *text,
 	}
 	end_command(mpd);
 	return ok;
-}
-
-char *
-bridge_mpd_safe_playlist_name(const char *name)
-{
-	g_autofree char *valid = NULL;
-	GString *out;
-
-	g_return_val_if_fail(name != NULL, NULL);
-
-	valid = g_utf8_make_valid(name, -1);
-	out = g_string_sized_new(strlen(valid));
-	for (const char *p = valid; *p != '\0'; p = g_utf8_next_char(p)) {
-		gunichar c = g_utf8_get_char(p);
-
-		if (c == '/')
-			g_string_append_c(out, '_');
-		else if (is_control(c))
-			g_string_append_c(out, ' ');
-		else
-			g_string_append_len(out, p, g_utf8_next_char(p) - p);
-	}
-	g_strstrip(out->str);
-	g_string_set_size(out, strlen(out->str));
-	if (out->len > MAX_NAME_BYTES) {
-		const char *end = out->str + MAX_NAME_BYTES;
-
-		/* Cut before the character that crosses the limit. */
-		if ((*end & 0xc0) == 0x80)
-			end = g_utf8_find_prev_char(out->str, end);
-		g_string_truncate(out, end - out->str);
-		g_strchomp(out->str);
-		g_string_set_size(out, strlen(out->str));
-	}
-	if (out->len == 0)
-		g_string_assign(out, "unnamed");
-	/* MPD hides names that start with a dot, as ls does. */
-	if (out->str[0] == '.')
-		out->str[0] = '_';
-	return g_string_free(out, FALSE);
-}
-
-/* Waits until @fd is readable; FALSE when @deadline (monotonic µs) passed. */
-static gboolean
-wait_readable(int fd, gint64 deadline)
-{
-	for (;;) {
-		gint64 left = deadline - g_get_monotonic_time();
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int n;
-
-		if (left <= 0)
-			return FALSE;
-		n = poll(&pfd, 1, (int)MIN((left + 999) / 1000, G_MAXINT));
-		if (n > 0)
-			return TRUE;
-		if (n < 0 && errno != EINTR)
-			return TRUE; /* let libmpdclient report the error */
-	}
-}
-
-static void
-request_failed(struct mpd_connection *conn, const char *where, GError **error)
-{
-	g_set_error(error, G_IO_ERROR, io_error_code(conn), "%s: %s", where,
-	            mpd_connection_get_error_message(conn));
-}
-
-/* The first message on @channel, or NULL; *@failed on a broken response. */
-static char *
-read_reply(struct mpd_connection *conn, const char *channel, gboolean *failed)
-{
-	struct mpd_message *message;
-	char *reply = NULL;
-
-	*failed = !mpd_send_read_messages(conn);
-	while (!*failed && (message = mpd_recv_message(conn)) != NULL) {
-		if (reply == NULL &&
-		    g_strcmp0(mpd_message_get_channel(message), channel) == 0)
-			reply = g_strdup(mpd_message_get_text(message));
-		mpd_message_free(message);
-	}
-	if (!*failed)
-		*failed = mpd_connection_get_error(conn) != MPD_ERROR_SUCCESS ||
-		          !mpd_response_finish(conn);
-	if (*failed)
-		g_clear_pointer(&reply, g_free);
-	return reply;
-}
-
-static char *
-await_reply(struct mpd_connection *conn, const char *where,
-            const char *reply_channel, guint timeout_ms, GError **error)
-{
-	gint64 deadline = g_get_monotonic_time() +
-	                  (gint64)timeout_ms * G_TIME_SPAN_MILLISECOND;
-
-	for (;;) {
-		gboolean ready;
-		gboolean failed;
-		unsigned events;
-		char *reply;
-
-		/* A message that came first makes idle return at once. */
-		if (!mpd_send_idle_mask(conn, MPD_IDLE_MESSAGE))
-			break;
-		ready = wait_readable(mpd_connection_get_fd(conn), deadline);
-		if (ready)
-			events = mpd_recv_idle(conn, false);
-		else
-			events = mpd_run_noidle(conn);
-		if (events == 0 &&
-		    mpd_connection_get_error(conn) != MPD_ERROR_SUCCESS)
-			break;
-		if ((events & MPD_IDLE_MESSAGE) != 0) {
-			reply = read_reply(conn, reply_channel, &failed);
-			if (failed)
-				break;
-			if (reply != NULL)
-				return reply;
-		}
-		if (!ready) {
-			g_set_error(error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
-			            "the daemon did not answer within %u ms "
-			            "through %s",
-			            timeout_ms, where);
-			return NULL;
-		}
-	}
-	request_failed(conn, where, error);
-	return NULL;
-}
-
-char *
-bridge_mpd_request(const BridgeMpdAddress *address, const char *channel,
-                   const char *text, const char *reply_channel,
-                   guint timeout_ms, GError **error)
-{
-	struct mpd_connection *conn;
-	g_autofree char *where = NULL;
-	g_autofree char *request = NULL;
-	g_autofree char *raw = NULL;
-	char *reply = NULL;
-
-	g_return_val_if_fail(address != NULL, NULL);
-	g_return_val_if_fail(channel != NULL, NULL);
-	g_return_val_if_fail(text != NULL, NULL);
-	g_return_val_if_fail(reply_channel != NULL, NULL);
-	g_return_val_if_fail(error == NULL || *error == NULL, NULL);
-
-	ignore_sigpipe();
-	conn = mpd_connection_new(address->host, address->port,
-	                          address->timeout_ms != 0
-	                                  ? address->timeout_ms
-	                                  : DEFAULT_TIMEOUT_MS);
-	where = describe_connection(address, conn);
-	if (conn == NULL ||
-	    mpd_connection_get_error(conn) != MPD_ERROR_SUCCESS) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED,
-		            "cannot reach %s: %s; is it running? MPD_HOST and "
-		            "MPD_PORT say where it is",
-		            where,
-		            conn != NULL
-		                    ? mpd_connection_get_error_message(conn)
-		                    : "out of memory");
-		g_clear_pointer(&conn, mpd_connection_free);
-		return NULL;
-	}
-
-	raw = g_strdup_printf("@%s %s", reply_channel, text);
-	request = clean_text(raw);
-	if (quoted_length(request) + quoted_length(channel) +
-	            sizeof("sendmessage  \n") >
-	    MAX_LINE_BYTES) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-		            "the command is too long for an MPD message (%zu "
-		            "bytes; at most about %d)",
-		            strlen(text), MAX_LINE_BYTES - 100);
-	} else if (address->password != NULL &&
-	           !mpd_run_password(conn, address->password)) {
-		request_failed(conn, where, error);
-		g_prefix_error(error, "wrong password? ");
-	} else if (!mpd_run_subscribe(conn, reply_channel)) {
-		request_failed(conn, where, error);
-	} else if (!mpd_run_send_message(conn, channel, request)) {
-		if (is_server_error(conn, MPD_SERVER_ERROR_NO_EXIST))
-			g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-			            "nobody listens on channel %s of %s: is "
-			            "mpd-bridge running?",
-			            channel, where);
-		else
-			request_failed(conn, where, error);
-	} else {
-		reply = await_reply(conn, where, reply_channel, timeout_ms,
-		                    error);
-	}
-	mpd_connection_free(conn);
-	return reply;
 }

@@ -1,7 +1,9 @@
 /*
- * The connection to MPD: the only module that calls libmpdclient. It
- * connects as mpc does, sits in idle mode with MPD's socket watched by the
- * GLib main loop, and reconnects with back-off when MPD goes away.
+ * The connection to MPD: the only module that calls libmpdclient (mpd.c,
+ * the daemon's connection; mpd-request.c, the command line's round trip;
+ * mpd-protocol.c, what they share). It connects as mpc does, sits in idle
+ * mode with MPD's socket watched by the GLib main loop, and reconnects
+ * with back-off when MPD goes away.
  *
  * Everything here runs on the thread of the default GMainContext, except
  * bridge_mpd_request(), bridge_mpd_safe_playlist_name() and the address
