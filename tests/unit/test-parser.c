@@ -271,6 +271,30 @@ count_episode(FeedEpisode *episode, gpointer data)
 	g_ptr_array_add(data, g_strdup(feed_episode_get_title(episode)));
 }
 
+/*
+ * Parses the @length bytes at @doc in two pieces, cut at @cut, and checks
+ * that both episodes came, titled @first and "Two". Returns the channel.
+ */
+static FeedChannel *
+parse_cut_in_two(const char *doc, gsize length, gsize cut, const char *first)
+{
+	g_autoptr(GPtrArray) titles = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(FeedParser) parser =
+	        feed_parser_new(NULL, count_episode, titles);
+	g_autoptr(GError) error = NULL;
+	FeedChannel *channel;
+
+	g_assert_true(feed_parser_feed(parser, doc, cut, &error));
+	g_assert_true(
+	        feed_parser_feed(parser, doc + cut, length - cut, &error));
+	channel = feed_parser_finish(parser, &error);
+	g_assert_no_error(error);
+	g_assert_cmpuint(titles->len, ==, 2);
+	g_assert_cmpstr(titles->pdata[0], ==, first);
+	g_assert_cmpstr(titles->pdata[1], ==, "Two");
+	return channel;
+}
+
 static void
 test_cut_after_invalid_utf8(void)
 {
@@ -280,23 +304,9 @@ test_cut_after_invalid_utf8(void)
 
 	g_test_summary("A byte that is not UTF-8 just before where the "
 	               "network cuts the feed loses nothing after it");
-	for (gsize cut = 1; cut < sizeof(doc) - 1; cut++) {
-		g_autoptr(GPtrArray) titles =
-		        g_ptr_array_new_with_free_func(g_free);
-		g_autoptr(FeedParser) parser =
-		        feed_parser_new(NULL, count_episode, titles);
-		g_autoptr(GError) error = NULL;
-		g_autoptr(FeedChannel) channel = NULL;
-
-		g_assert_true(feed_parser_feed(parser, doc, cut, &error));
-		g_assert_true(feed_parser_feed(parser, doc + cut,
-		                               sizeof(doc) - 1 - cut, &error));
-		channel = feed_parser_finish(parser, &error);
-		g_assert_no_error(error);
-		g_assert_cmpuint(titles->len, ==, 2);
-		g_assert_cmpstr(titles->pdata[0], ==, "Caf\u00e9");
-		g_assert_cmpstr(titles->pdata[1], ==, "Two");
-	}
+	for (gsize cut = 1; cut < sizeof(doc) - 1; cut++)
+		feed_channel_unref(parse_cut_in_two(doc, sizeof(doc) - 1, cut,
+		                                    "Caf\u00e9"));
 }
 
 static void
@@ -314,22 +324,10 @@ test_invalid_in_cdata(void)
 	        "U+FFFE in CDATA, which stop libxml2's push parser, are "
 	        "repaired before it reads them, wherever the feed is cut");
 	for (gsize cut = 1; cut < sizeof(doc) - 1; cut++) {
-		g_autoptr(GPtrArray) titles =
-		        g_ptr_array_new_with_free_func(g_free);
-		g_autoptr(FeedParser) parser =
-		        feed_parser_new(NULL, count_episode, titles);
-		g_autoptr(GError) error = NULL;
-		g_autoptr(FeedChannel) channel = NULL;
+		g_autoptr(FeedChannel) channel =
+		        parse_cut_in_two(doc, sizeof(doc) - 1, cut,
+		                         "\u201cCaf\u00e9\u201d \ufffd\u00fc");
 
-		g_assert_true(feed_parser_feed(parser, doc, cut, &error));
-		g_assert_true(feed_parser_feed(parser, doc + cut,
-		                               sizeof(doc) - 1 - cut, &error));
-		channel = feed_parser_finish(parser, &error);
-		g_assert_no_error(error);
-		g_assert_cmpuint(titles->len, ==, 2);
-		g_assert_cmpstr(titles->pdata[0], ==,
-		                "\u201cCaf\u00e9\u201d \ufffd\u00fc");
-		g_assert_cmpstr(titles->pdata[1], ==, "Two");
 		g_assert_nonnull(strstr(feed_channel_get_errors(channel)[0],
 		                        "byte 75: not UTF-8"));
 	}
