@@ -63,11 +63,15 @@ bridge_identity_url_key(Bridge *bridge, const char *uri)
 BridgeEpisode *
 bridge_identity_find_by_url(Bridge *bridge, const char *uri)
 {
-	BridgeEpisode *episode = bridge_store_find_episode(bridge->store, uri);
+	BridgeEpisode *episode;
 	g_autoptr(GPtrArray) all = NULL;
 	g_autofree char *key = NULL;
 
-	if (episode != NULL || uri == NULL)
+	/* MPD can say it plays and name no song, as a song is dropped. */
+	if (uri == NULL)
+		return NULL;
+	episode = bridge_store_find_episode(bridge->store, uri);
+	if (episode != NULL)
 		return episode;
 	key = bridge_identity_url_key(bridge, uri);
 	all = bridge_store_list_episodes(bridge->store, NULL);
