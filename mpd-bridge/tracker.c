@@ -167,13 +167,18 @@ resume(Bridge *bridge, const BridgeEpisode *episode, guint song_id)
 	guint to = (guint)MAX(episode->position - RESUME_BEFORE, 0);
 	ResumeCheck *check;
 
+	/*
+	 * A refused seek may cost the song too: with "Decoder failed to
+	 * seek" MPD drops it and plays the next, and the check then plays it
+	 * again, from the top.
+	 */
 	if (!bridge_mpd_seek(bridge->mpd, song_id, to, &error)) {
 		mark_unseekable(bridge, episode->id, episode->title,
 		                error->message);
-		return;
+	} else {
+		t->elapsed_ms = (gint64)to * 1000;
+		t->at = now_us();
 	}
-	t->elapsed_ms = (gint64)to * 1000;
-	t->at = now_us();
 	check = g_new0(ResumeCheck, 1);
 	check->bridge = bridge;
 	check->episode_id = g_strdup(episode->id);
