@@ -22,8 +22,9 @@
 /*
  * How many of the 8 bytes at @p, from the first, are printable ASCII
  * (0x20-0x7F) or LF: 8 when all are. Each byte is tested on its own, with
- * no carry into the next: the low 7 bits plus 0x60 reach the top bit when
- * they are 0x20 or more, and are 0x7F plus 0x7F only when they are LF.
+ * no carry into the next: its low 7 bits plus 0x60 reach its top bit when
+ * they are 0x20 or more; XORed with LF it is zero only when it was LF, and
+ * then its low 7 bits plus 0x7F do not reach the top bit.
  */
 static inline guint
 plain_ascii(const guchar *p)
