@@ -123,10 +123,27 @@ class World:
 
     def bridge(self, *args, user=None):
         argv = [BRIDGE, *args]
+        env = self.env
         if user is not None:
+            # The build may sit where the user cannot read it (a clone in
+            # a mode-0700 mktemp directory): run copies from our root.
+            argv[0], env = self.readable_bridge()
             argv = ["setpriv", f"--reuid={user}", f"--regid={user_gid(user)}",
                     "--clear-groups", "--"] + argv
-        return run(*argv, env=self.env)
+        return run(*argv, env=env)
+
+    def readable_bridge(self):
+        bin_dir = os.path.join(self.root, "bin")
+        if not os.path.isdir(bin_dir):
+            os.mkdir(bin_dir, 0o755)
+            shutil.copy(BRIDGE, bin_dir)
+            for d in self.env.get("LD_LIBRARY_PATH", "").split(":"):
+                for name in os.listdir(d) if os.path.isdir(d) else []:
+                    if name.startswith("libfeed.so") and \
+                            not name.endswith(".p"):
+                        shutil.copy(os.path.join(d, name), bin_dir)
+        env = dict(self.env, LD_LIBRARY_PATH=bin_dir)
+        return os.path.join(bin_dir, os.path.basename(BRIDGE)), env
 
     def leftovers(self):
         base = os.path.basename(self.state) + "."
