@@ -29,6 +29,28 @@ typedef struct {
 	GHashTable *unseekable; /* episode ids whose seek failed, logged */
 } BridgeTracking;
 
+/* Where playlists go as files (playlist-files.c). */
+typedef struct {
+	char *directory;     /* MPD's playlist_directory, writable, and read
+	                        by the MPD we talk to; NULL: playlists go
+	                        through the protocol */
+	char *note;          /* why not, and what would help; NULL when
+	                        directory is set or nothing was tried */
+	GHashTable *written; /* playlist name -> its file's identity as
+	                        written (inode, size, mtime); NULL: none */
+	gboolean unsaid;     /* files written that clients were not told of */
+} BridgePlaylistFiles;
+
+/* What titling MPD's queue knows (queue.c). */
+typedef struct {
+	guint version;        /* MPD's queue version at the last scan; 0:
+	                         none yet, every song is looked at */
+	GHashTable *retagged; /* song ids tagged in the last scan; NULL */
+	GHashTable *settled;  /* song id -> tags key that MPD kept after we
+	                         tagged the song: MPD's way of storing ours,
+	                         never fought over; NULL when none */
+} BridgeQueueTitles;
+
 typedef struct {
 	BridgeConfig *config;
 	BridgeStore *store;
@@ -41,13 +63,13 @@ typedef struct {
 	guint fetching;       /* refreshes under way */
 	gboolean synced;      /* playlists pushed since MPD connected */
 	gboolean dirty;       /* the state has changes not yet saved */
-	GHashTable *queued;   /* MPD song id -> episode id, of songs queued
-	                         here; NULL until the first */
 	char *new_pushed;     /* hash of the new-episodes playlist last sent
 	                         to MPD; NULL before the first */
 	char *starred_pushed; /* the same, of the starred playlist */
 	GRegex *url_prefixes; /* tracking-redirect prefixes; NULL until used */
 	BridgeTracking tracking;
+	BridgePlaylistFiles files;
+	BridgeQueueTitles queue_titles;
 } Bridge;
 
 /*

@@ -99,6 +99,8 @@ read_file(BridgeConfig *config, GKeyFile *file, GError **error)
 	                 &config->new_playlist, error) ||
 	    !read_string(file, GROUP_BRIDGE, "music_directory",
 	                 &config->music_directory, error) ||
+	    !read_string(file, GROUP_BRIDGE, "playlist_directory",
+	                 &config->playlist_directory, error) ||
 	    !read_string(file, GROUP_BRIDGE, "state_file", &config->state_path,
 	                 error) ||
 	    !read_uint(file, GROUP_BRIDGE, "refresh_interval", 5, 7 * 24 * 60,
@@ -184,6 +186,17 @@ bridge_config_load(const char *path, GError **error)
 	}
 	if (config->music_directory != NULL && *config->music_directory == '\0')
 		g_clear_pointer(&config->music_directory, g_free);
+	if (config->playlist_directory != NULL &&
+	    *config->playlist_directory == '\0')
+		g_clear_pointer(&config->playlist_directory, g_free);
+	if (config->playlist_directory != NULL &&
+	    g_str_has_prefix(config->playlist_directory, "~/")) {
+		char *home = g_build_filename(
+		        g_get_home_dir(), config->playlist_directory + 2, NULL);
+
+		g_free(config->playlist_directory);
+		config->playlist_directory = home;
+	}
 	return config;
 }
 
@@ -200,6 +213,7 @@ bridge_config_free(BridgeConfig *config)
 	g_free(config->starred_playlist);
 	g_free(config->list_prefix);
 	g_free(config->music_directory);
+	g_free(config->playlist_directory);
 	g_free(config->config_path);
 	g_free(config->state_path);
 	g_free(config);

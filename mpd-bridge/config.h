@@ -7,28 +7,31 @@
 #include <glib.h>
 
 typedef struct {
-	BridgeMpdAddress mpd;   /* [mpd] host, port, password, timeout */
-	char *channel;          /* [bridge] channel: "mpd-bridge" */
-	char *playlist_prefix;  /* [bridge] playlist_prefix: "Podcast: " */
-	char *new_playlist;     /* [bridge] new_playlist: "Podcasts: New";
-	                           "" for none */
-	char *later_playlist;   /* [bridge] later_playlist:
-	                           "Podcasts: Play later"; "" for none */
-	char *starred_playlist; /* [bridge] starred_playlist:
-	                           "Podcasts: Starred"; "" for none */
-	char *list_prefix;      /* [bridge] list_prefix: "Podcast list: " */
-	char *music_directory;  /* [bridge] music_directory: NULL for none */
-	guint refresh_minutes;  /* [bridge] refresh_interval: 60 */
-	guint keep;             /* [bridge] keep: 100 episodes a playlist */
-	guint new_limit;        /* [bridge] new_limit: 100 */
-	gboolean auto_queue;    /* [bridge] auto_queue: false */
-	guint jobs;             /* [bridge] jobs: 8 feeds fetched at once */
-	guint retention_days;   /* [bridge] retention: 180 days that the state
-	                           of an episode gone from its feed is kept */
-	guint listened_percent; /* [listening] tail_percent: 5 */
-	guint listened_seconds; /* [listening] tail_seconds: 60 */
-	char *config_path;      /* where the settings came from, or would */
-	char *state_path;       /* [bridge] state_file: XDG_STATE_HOME/... */
+	BridgeMpdAddress mpd;     /* [mpd] host, port, password, timeout */
+	char *channel;            /* [bridge] channel: "mpd-bridge" */
+	char *playlist_prefix;    /* [bridge] playlist_prefix: "Podcast: " */
+	char *new_playlist;       /* [bridge] new_playlist: "Podcasts: New";
+	                             "" for none */
+	char *later_playlist;     /* [bridge] later_playlist:
+	                             "Podcasts: Play later"; "" for none */
+	char *starred_playlist;   /* [bridge] starred_playlist:
+	                             "Podcasts: Starred"; "" for none */
+	char *list_prefix;        /* [bridge] list_prefix: "Podcast list: " */
+	char *music_directory;    /* [bridge] music_directory: NULL for none */
+	char *playlist_directory; /* [bridge] playlist_directory: where MPD
+	                             reads playlists; NULL: from MPD's own
+	                             configuration, when MPD is local */
+	guint refresh_minutes;    /* [bridge] refresh_interval: 60 */
+	guint keep;               /* [bridge] keep: 100 episodes a playlist */
+	guint new_limit;          /* [bridge] new_limit: 100 */
+	gboolean auto_queue;      /* [bridge] auto_queue: false */
+	guint jobs;               /* [bridge] jobs: 8 feeds fetched at once */
+	guint retention_days;     /* [bridge] retention: 180 days that the state
+	                             of an episode gone from its feed is kept */
+	guint listened_percent;   /* [listening] tail_percent: 5 */
+	guint listened_seconds;   /* [listening] tail_seconds: 60 */
+	char *config_path;        /* where the settings came from, or would */
+	char *state_path;         /* [bridge] state_file: XDG_STATE_HOME/... */
 } BridgeConfig;
 
 /*

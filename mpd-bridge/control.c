@@ -6,6 +6,8 @@
 
 #include "identity.h"
 #include "lists.h"
+#include "playlist-files.h"
+#include "queue.h"
 #include "refresh.h"
 #include "sync.h"
 #include "tracker.h"
@@ -302,7 +304,7 @@ run_queue(Bridge *bridge, char **args, GString *out, GError **error)
 	for (guint i = 0; i < chosen->len; i++) {
 		BridgeEpisode *episode = chosen->pdata[i];
 
-		if (!bridge_sync_queue(bridge, episode, error))
+		if (!bridge_queue_episode(bridge, episode, error))
 			return FALSE;
 		g_string_append_printf(out, "%squeued %s", i > 0 ? "; " : "",
 		                       episode->title);
@@ -349,36 +351,23 @@ clock_of(gint64 seconds)
 	                       (int)(seconds / 60 % 60), (int)(seconds % 60));
 }
 
-static gboolean
-run_status(Bridge *bridge, char **args, GString *out, GError **error)
+static void
+append_playing(Bridge *bridge, const BridgeEpisode *episode,
+               const BridgePlayerStatus *status, GString *out)
 {
-	g_auto(BridgePlayerStatus) status = { 0 };
-	const BridgeEpisode *episode;
 	const BridgeFeed *feed;
 	g_autofree char *at = NULL;
 	g_autofree char *of = NULL;
 	gint64 duration;
 
-	if (bridge->mpd == NULL ||
-	    !bridge_mpd_player_status(bridge->mpd, &status, error))
-		return FALSE;
-	episode = status.uri != NULL
-	                  ? bridge_identity_find_by_url(bridge, status.uri)
-	                  : NULL;
-	if (episode == NULL) {
-		g_string_append(out, status.uri != NULL
-		                             ? "MPD plays no podcast episode"
-		                             : "nothing plays");
-		return TRUE;
-	}
 	feed = bridge_store_find_feed(bridge->store, episode->feed_id);
-	duration = status.duration_ms > 0 ? status.duration_ms / 1000
-	                                  : episode->duration;
-	at = clock_of(status.elapsed_ms / 1000);
+	duration = status->duration_ms > 0 ? status->duration_ms / 1000
+	                                   : episode->duration;
+	at = clock_of(status->elapsed_ms / 1000);
 	of = clock_of(duration);
 	g_string_append_printf(out, "%s %s — %s, %s of %s",
-	                       status.state == BRIDGE_PLAYER_PLAY ? "playing"
-	                       : status.state == BRIDGE_PLAYER_PAUSE
+	                       status->state == BRIDGE_PLAYER_PLAY ? "playing"
+	                       : status->state == BRIDGE_PLAYER_PAUSE
 	                               ? "paused"
 	                               : "stopped",
 	                       feed != NULL ? bridge_feed_get_name(feed) : "?",
@@ -386,7 +375,30 @@ run_status(Bridge *bridge, char **args, GString *out, GError **error)
 	if (duration > 0)
 		g_string_append_printf(
 		        out, " (%d%%)",
-		        (int)(status.elapsed_ms / 10 / MAX(duration, 1)));
+		        (int)(status->elapsed_ms / 10 / MAX(duration, 1)));
+}
+
+static gboolean
+run_status(Bridge *bridge, char **args, GString *out, GError **error)
+{
+	g_auto(BridgePlayerStatus) status = { 0 };
+	const BridgeEpisode *episode;
+
+	if (bridge->mpd == NULL ||
+	    !bridge_mpd_player_status(bridge->mpd, &status, error))
+		return FALSE;
+	episode = status.uri != NULL
+	                  ? bridge_identity_find_by_url(bridge, status.uri)
+	                  : NULL;
+	if (episode == NULL)
+		g_string_append(out, status.uri != NULL
+		                             ? "MPD plays no podcast episode"
+		                             : "nothing plays");
+	else
+		append_playing(bridge, episode, &status, out);
+	if (bridge_playlist_files_note(bridge) != NULL)
+		g_string_append_printf(out, "; %s",
+		                       bridge_playlist_files_note(bridge));
 	return TRUE;
 }
 

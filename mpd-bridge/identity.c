@@ -86,6 +86,42 @@ bridge_identity_find_by_url(Bridge *bridge, const char *uri)
 	return NULL;
 }
 
+GHashTable *
+bridge_identity_url_index(Bridge *bridge)
+{
+	g_autoptr(GPtrArray) all =
+	        bridge_store_list_episodes(bridge->store, NULL);
+	GHashTable *index =
+	        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
+	/* Newest first, as bridge_identity_find_by_url() finds them. */
+	for (guint i = 0; i < all->len; i++) {
+		BridgeEpisode *episode = all->pdata[i];
+		char *key = bridge_identity_url_key(bridge, episode->url);
+
+		if (g_hash_table_contains(index, key))
+			g_free(key);
+		else
+			g_hash_table_insert(index, key, episode);
+	}
+	return index;
+}
+
+BridgeEpisode *
+bridge_identity_find_indexed(Bridge *bridge, GHashTable **index,
+                             const char *url)
+{
+	BridgeEpisode *episode = bridge_store_find_episode(bridge->store, url);
+	g_autofree char *key = NULL;
+
+	if (episode != NULL)
+		return episode;
+	if (*index == NULL)
+		*index = bridge_identity_url_index(bridge);
+	key = bridge_identity_url_key(bridge, url);
+	return g_hash_table_lookup(*index, key);
+}
+
 /* Case, blanks and typographic quotes and dashes aside. */
 static char *
 title_key(const char *title)

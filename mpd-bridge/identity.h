@@ -24,6 +24,22 @@ BridgeEpisode *
 bridge_identity_find_by_url(Bridge *bridge, const char *url);
 
 /*
+ * Every stored episode by the key of its URL, for looking up many URLs at
+ * once: a new table (key -> borrowed BridgeEpisode *).
+ */
+GHashTable *
+bridge_identity_url_index(Bridge *bridge);
+
+/*
+ * The episode of @url: the same URL in the store, or one with the same
+ * key in *@index, which is made on the first look that needs it and
+ * freed by the caller. NULL when it is no known episode.
+ */
+BridgeEpisode *
+bridge_identity_find_indexed(Bridge *bridge, GHashTable **index,
+                             const char *url);
+
+/*
  * Which of @candidates (BridgeEpisode *) is, as far as one can tell, the
  * episode that a feed now lists as @entry under a guid it never used
  * before: the same URL key, or the same title with a date within a day

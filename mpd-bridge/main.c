@@ -6,6 +6,8 @@
  */
 #include "bridge.h"
 #include "control.h"
+#include "playlist-files.h"
+#include "queue.h"
 #include "refresh.h"
 #include "sync.h"
 #include "tracker.h"
@@ -114,12 +116,15 @@ on_state(gboolean connected, gpointer data)
 
 	if (!connected) {
 		bridge_tracker_stop(bridge);
+		bridge_queue_reset(bridge);
 		return;
 	}
+	bridge_playlist_files_detect(bridge);
 	/* After a restart MPD may have lost what was pushed: push it all. */
 	bridge_sync_all(bridge, TRUE);
 	bridge->synced = TRUE;
 	bridge_tracker_on_player(bridge);
+	bridge_queue_on_change(bridge);
 }
 
 static void
@@ -127,9 +132,17 @@ on_idle(unsigned events, gpointer data)
 {
 	Bridge *bridge = data;
 
-	if (events & MPD_IDLE_PLAYER) {
+	if (events & MPD_IDLE_PLAYER)
 		bridge_tracker_on_player(bridge);
-		bridge_sync_on_player(bridge);
+	/* Playback replaces a stream's tags with its own: a queue change. */
+	if (events & (MPD_IDLE_PLAYER | MPD_IDLE_QUEUE))
+		bridge_queue_on_change(bridge);
+	/* MPD rewrote a playlist a client edited, without its titles. */
+	if ((events & MPD_IDLE_STORED_PLAYLIST) &&
+	    bridge_playlist_files_any_edited(bridge)) {
+		g_message("a client changed a playlist of ours: writing it "
+		          "again, with titles");
+		bridge_sync_all(bridge, FALSE);
 	}
 }
 
@@ -219,6 +232,7 @@ connect_now(Bridge *bridge, GError **error)
 		return FALSE;
 	}
 	g_source_remove(timer);
+	bridge_playlist_files_detect(bridge);
 	return TRUE;
 }
 
@@ -496,7 +510,8 @@ main(int argc, char **argv)
 	g_clear_pointer(&bridge.fetcher, feed_fetcher_free);
 	g_clear_pointer(&bridge.mpd, bridge_mpd_free);
 	g_clear_pointer(&bridge.loop, g_main_loop_unref);
-	g_clear_pointer(&bridge.queued, g_hash_table_unref);
+	bridge_queue_clear(&bridge);
+	bridge_playlist_files_clear(&bridge);
 	g_free(bridge.new_pushed);
 	g_free(bridge.starred_pushed);
 	g_clear_pointer(&bridge.url_prefixes, g_regex_unref);

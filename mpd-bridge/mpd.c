@@ -600,33 +600,68 @@ bridge_mpd_delete_playlist(BridgeMpd *mpd, const char *name, GError **error)
 	return ok;
 }
 
-static gboolean
-send_tag(struct mpd_connection *conn, unsigned id, enum mpd_tag_type type,
-         const char *value)
+/* The tags of BridgeTags, in its order. */
+static const enum mpd_tag_type tag_types[] = {
+	MPD_TAG_TITLE, MPD_TAG_ALBUM, MPD_TAG_ARTIST,
+	MPD_TAG_DATE,  MPD_TAG_TRACK, MPD_TAG_GENRE,
+};
+
+static const char *
+tag_value(const BridgeTags *tags, guint i)
 {
-	g_autofree char *clean = NULL;
+	const char *values[] = { tags->title, tags->album, tags->artist,
+		                 tags->date,  tags->track, tags->genre };
+
+	G_STATIC_ASSERT(G_N_ELEMENTS(values) == G_N_ELEMENTS(tag_types));
+	return values[i];
+}
+
+/* A tag's value as it is sent: one line, cut; NULL for none. */
+static char *
+clean_tag(const char *value)
+{
+	char *clean;
 
 	if (value == NULL || *value == '\0')
-		return TRUE;
+		return NULL;
 	clean = bridge_mpd_clean_text(value);
 	bridge_mpd_cut_quoted(clean, MAX_TAG_BYTES);
-	return mpd_send_clear_tag_id(conn, id, type) &&
-	       mpd_send_add_tag_id(conn, id, type, clean);
+	return clean;
+}
+
+/*
+ * Each tag is cleared first: a value of the stream's own that we have
+ * none for would otherwise stay beside ours.
+ */
+static gboolean
+send_tags(struct mpd_connection *conn, unsigned id, const BridgeTags *tags,
+          gsize *bytes)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(tag_types); i++) {
+		g_autofree char *clean = clean_tag(tag_value(tags, i));
+
+		if (!mpd_send_clear_tag_id(conn, id, tag_types[i]))
+			return FALSE;
+		*bytes += sizeof("cleartagid 4294967295 MusicBrainz_ID\n");
+		if (clean == NULL)
+			continue;
+		if (!mpd_send_add_tag_id(conn, id, tag_types[i], clean))
+			return FALSE;
+		*bytes += sizeof("addtagid 4294967295 MusicBrainz_ID \n") +
+		          bridge_mpd_quoted_length(clean);
+	}
+	return TRUE;
 }
 
 static gboolean
 tag_song(BridgeMpd *self, unsigned id, const BridgeTags *tags, GError **error)
 {
 	struct mpd_connection *conn = self->conn;
+	gsize bytes = 0;
 
 	if (!mpd_command_list_begin(conn, false) ||
-	    !send_tag(conn, id, MPD_TAG_TITLE, tags->title) ||
-	    !send_tag(conn, id, MPD_TAG_ALBUM, tags->album) ||
-	    !send_tag(conn, id, MPD_TAG_ARTIST, tags->artist) ||
-	    !send_tag(conn, id, MPD_TAG_DATE, tags->date) ||
-	    !send_tag(conn, id, MPD_TAG_TRACK, tags->track) ||
-	    !send_tag(conn, id, MPD_TAG_GENRE, tags->genre) ||
-	    !mpd_command_list_end(conn) || !mpd_response_finish(conn))
+	    !send_tags(conn, id, tags, &bytes) || !mpd_command_list_end(conn) ||
+	    !mpd_response_finish(conn))
 		return fail_list(self, error, "cannot tag a queued stream");
 	return TRUE;
 }
@@ -685,41 +720,6 @@ bridge_mpd_retag(BridgeMpd *mpd, guint id, const BridgeTags *tags,
 	ok = tag_song(mpd, id, tags, error);
 	end_command(mpd);
 	return ok;
-}
-
-gboolean
-bridge_mpd_current_song(BridgeMpd *mpd, guint *id, char **title, char **album,
-                        GError **error)
-{
-	struct mpd_song *song;
-	const char *value;
-
-	g_return_val_if_fail(mpd != NULL, FALSE);
-	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
-
-	*id = 0;
-	*title = NULL;
-	*album = NULL;
-	if (!begin_command(mpd, error))
-		return FALSE;
-	song = mpd_run_current_song(mpd->conn);
-	if (song == NULL) {
-		gboolean ok = mpd_connection_get_error(mpd->conn) ==
-		              MPD_ERROR_SUCCESS;
-
-		if (!ok)
-			fail(mpd, error, "cannot ask for the current song");
-		end_command(mpd);
-		return ok;
-	}
-	*id = mpd_song_get_id(song);
-	value = mpd_song_get_tag(song, MPD_TAG_TITLE, 0);
-	*title = g_strdup(value);
-	value = mpd_song_get_tag(song, MPD_TAG_ALBUM, 0);
-	*album = g_strdup(value);
-	mpd_song_free(song);
-	end_command(mpd);
-	return TRUE;
 }
 
 gboolean
@@ -840,4 +840,238 @@ bridge_mpd_send_message(BridgeMpd *mpd, const char *channel, const char *text,
 	}
 	end_command(mpd);
 	return ok;
+}
+
+/* Between the values of one tag, and between tags, in a tags key. */
+#define KEY_VALUES '\x1f'
+#define KEY_TAGS   '\x1e'
+
+char *
+bridge_mpd_tags_key(const BridgeTags *tags)
+{
+	GString *key = g_string_new(NULL);
+
+	g_return_val_if_fail(tags != NULL, NULL);
+
+	for (guint i = 0; i < G_N_ELEMENTS(tag_types); i++) {
+		g_autofree char *clean = clean_tag(tag_value(tags, i));
+
+		if (i > 0)
+			g_string_append_c(key, KEY_TAGS);
+		if (clean != NULL)
+			g_string_append(key, clean);
+	}
+	return g_string_free(key, FALSE);
+}
+
+static char *
+song_tags_key(const struct mpd_song *song)
+{
+	GString *key = g_string_new(NULL);
+
+	for (guint i = 0; i < G_N_ELEMENTS(tag_types); i++) {
+		const char *value;
+
+		if (i > 0)
+			g_string_append_c(key, KEY_TAGS);
+		for (unsigned j = 0;
+		     (value = mpd_song_get_tag(song, tag_types[i], j)) != NULL;
+		     j++) {
+			if (j > 0)
+				g_string_append_c(key, KEY_VALUES);
+			g_string_append(key, value);
+		}
+	}
+	return g_string_free(key, FALSE);
+}
+
+void
+bridge_queue_song_free(BridgeQueueSong *song)
+{
+	if (song == NULL)
+		return;
+	g_free(song->uri);
+	g_free(song->tags_key);
+	g_free(song);
+}
+
+gboolean
+bridge_mpd_queue_changes(BridgeMpd *mpd, guint since, guint *version,
+                         GPtrArray **songs, GError **error)
+{
+	g_autoptr(GPtrArray) changed = g_ptr_array_new_with_free_func(
+	        (GDestroyNotify)bridge_queue_song_free);
+	struct mpd_status *status;
+	struct mpd_song *song;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(version != NULL && songs != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	if (!begin_command(mpd, error))
+		return FALSE;
+	status = mpd_run_status(mpd->conn);
+	if (status == NULL) {
+		fail(mpd, error, "cannot ask for the queue's version");
+		end_command(mpd);
+		return FALSE;
+	}
+	*version = mpd_status_get_queue_version(status);
+	mpd_status_free(status);
+	/* MPD counts from 0 again after a restart. */
+	if (since > *version)
+		since = 0;
+	if (since == *version) {
+		end_command(mpd);
+		*songs = g_steal_pointer(&changed);
+		return TRUE;
+	}
+	if (!mpd_send_queue_changes_meta(mpd->conn, since)) {
+		fail(mpd, error, "cannot ask for the queue's changes");
+		end_command(mpd);
+		return FALSE;
+	}
+	while ((song = mpd_recv_song(mpd->conn)) != NULL) {
+		BridgeQueueSong *entry = g_new0(BridgeQueueSong, 1);
+
+		entry->id = mpd_song_get_id(song);
+		entry->uri = g_strdup(mpd_song_get_uri(song));
+		entry->tags_key = song_tags_key(song);
+		g_ptr_array_add(changed, entry);
+		mpd_song_free(song);
+	}
+	if (mpd_connection_get_error(mpd->conn) != MPD_ERROR_SUCCESS ||
+	    !mpd_response_finish(mpd->conn)) {
+		fail(mpd, error, "cannot read the queue's changes");
+		end_command(mpd);
+		return FALSE;
+	}
+	end_command(mpd);
+	*songs = g_steal_pointer(&changed);
+	return TRUE;
+}
+
+gboolean
+bridge_mpd_retag_many(BridgeMpd *mpd, const guint *ids, const BridgeTags *tags,
+                      guint n, GError **error)
+{
+	guint i = 0;
+	gboolean ok = TRUE;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(n == 0 || (ids != NULL && tags != NULL), FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	if (n == 0)
+		return TRUE;
+	if (!begin_command(mpd, error))
+		return FALSE;
+	while (ok && i < n) {
+		gsize bytes = 0;
+
+		ok = mpd_command_list_begin(mpd->conn, false);
+		for (; ok && i < n && bytes < MAX_LIST_BYTES; i++)
+			ok = send_tags(mpd->conn, ids[i], &tags[i], &bytes);
+		ok = ok && mpd_command_list_end(mpd->conn) &&
+		     mpd_response_finish(mpd->conn);
+		if (!ok)
+			fail_list(mpd, error, "cannot tag queued streams");
+	}
+	end_command(mpd);
+	return ok;
+}
+
+gboolean
+bridge_mpd_load_playlist(BridgeMpd *mpd, const char *name, GError **error)
+{
+	g_autofree char *clean_name = NULL;
+	gboolean ok = TRUE;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(name != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	if (!begin_command(mpd, error))
+		return FALSE;
+	clean_name = bridge_mpd_clean_text(name);
+	if (!mpd_run_load(mpd->conn, clean_name))
+		ok = fail(mpd, error, "cannot load a stored playlist");
+	end_command(mpd);
+	return ok;
+}
+
+gboolean
+bridge_mpd_playlist_length(BridgeMpd *mpd, const char *name, guint *length,
+                           GError **error)
+{
+	g_autofree char *clean_name = NULL;
+	struct mpd_pair *pair;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(name != NULL && length != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	*length = 0;
+	if (!begin_command(mpd, error))
+		return FALSE;
+	clean_name = bridge_mpd_clean_text(name);
+	if (!mpd_send_list_playlist(mpd->conn, clean_name)) {
+		fail(mpd, error, "cannot list a stored playlist");
+		end_command(mpd);
+		return FALSE;
+	}
+	while ((pair = mpd_recv_pair_named(mpd->conn, "file")) != NULL) {
+		(*length)++;
+		mpd_return_pair(mpd->conn, pair);
+	}
+	if (mpd_connection_get_error(mpd->conn) != MPD_ERROR_SUCCESS ||
+	    !mpd_response_finish(mpd->conn)) {
+		fail(mpd, error, "cannot list a stored playlist");
+		end_command(mpd);
+		return FALSE;
+	}
+	end_command(mpd);
+	return TRUE;
+}
+
+gboolean
+bridge_mpd_address_is_local(const BridgeMpdAddress *address)
+{
+	const char *host = address->host;
+
+	/* libmpdclient's default is the local socket, then localhost. */
+	return host == NULL || host[0] == '/' || host[0] == '@' ||
+	       g_ascii_strcasecmp(host, "localhost") == 0 ||
+	       g_str_has_prefix(host, "127.") || strcmp(host, "::1") == 0;
+}
+
+char *
+bridge_mpd_config_value(BridgeMpd *mpd, const char *name)
+{
+	struct mpd_pair *pair;
+	char *value = NULL;
+
+	g_return_val_if_fail(mpd != NULL, NULL);
+	g_return_val_if_fail(name != NULL, NULL);
+
+	if (!begin_command(mpd, NULL))
+		return NULL;
+	if (!mpd_send_command(mpd->conn, "config", NULL)) {
+		fail(mpd, NULL, "cannot ask for MPD's configuration");
+		end_command(mpd);
+		return NULL;
+	}
+	while ((pair = mpd_recv_pair(mpd->conn)) != NULL) {
+		if (value == NULL && strcmp(pair->name, name) == 0)
+			value = g_strdup(pair->value);
+		mpd_return_pair(mpd->conn, pair);
+	}
+	/* Refused to a client on TCP: the answer is "not known". */
+	if (mpd_connection_get_error(mpd->conn) != MPD_ERROR_SUCCESS ||
+	    !mpd_response_finish(mpd->conn)) {
+		fail(mpd, NULL, "cannot ask for MPD's configuration");
+		g_clear_pointer(&value, g_free);
+	}
+	end_command(mpd);
+	return value;
 }

@@ -151,20 +151,72 @@ bridge_mpd_queue(BridgeMpd *mpd, const char *uri, const BridgeTags *tags,
                  GError **error);
 
 /*
- * Sets @tags on the queued song @id again (cleartagid, then addtagid): MPD
- * replaces a stream's tags with the stream's own when it starts playing.
+ * Sets @tags on the queued song @id (cleartagid of each, then addtagid of
+ * those @tags has): MPD replaces a stream's tags with the stream's own
+ * when it starts playing.
  */
 gboolean
 bridge_mpd_retag(BridgeMpd *mpd, guint id, const BridgeTags *tags,
                  GError **error);
 
 /*
- * The song MPD is on: its queue id (0 when there is none) and its Title
- * and Album tags (new strings, NULL when absent).
+ * Sets @tags[i] on the queued song @ids[i], for each of the @n: as
+ * bridge_mpd_retag(), in as few command lists as MPD takes.
  */
 gboolean
-bridge_mpd_current_song(BridgeMpd *mpd, guint *id, char **title, char **album,
-                        GError **error);
+bridge_mpd_retag_many(BridgeMpd *mpd, const guint *ids, const BridgeTags *tags,
+                      guint n, GError **error);
+
+/*
+ * @tags as MPD keeps them once set: comparable with a queued song's
+ * tags_key (a new string). Equal keys mean retagging would change nothing.
+ */
+char *
+bridge_mpd_tags_key(const BridgeTags *tags);
+
+/* A song in MPD's queue, as bridge_mpd_queue_changes() reports it. */
+typedef struct {
+	guint id;       /* its queue id */
+	char *uri;      /* what MPD plays */
+	char *tags_key; /* its tags, as bridge_mpd_tags_key() makes them */
+} BridgeQueueSong;
+
+void
+bridge_queue_song_free(BridgeQueueSong *song);
+
+/*
+ * The songs of MPD's queue that changed since the queue's version
+ * @since (0: every song), and the version now (*@version). *@songs is a
+ * new array of BridgeQueueSong. A version above MPD's (after MPD
+ * restarted) counts as 0.
+ */
+gboolean
+bridge_mpd_queue_changes(BridgeMpd *mpd, guint since, guint *version,
+                         GPtrArray **songs, GError **error);
+
+/* Appends the stored playlist @name to the queue (load). */
+gboolean
+bridge_mpd_load_playlist(BridgeMpd *mpd, const char *name, GError **error);
+
+/* The number of entries of the stored playlist @name (listplaylist). */
+gboolean
+bridge_mpd_playlist_length(BridgeMpd *mpd, const char *name, guint *length,
+                           GError **error);
+
+/*
+ * A value that MPD's "config" command gives (MPD answers it only on a
+ * local socket; playlist_directory since MPD 0.24), or NULL when MPD
+ * gives none.
+ */
+char *
+bridge_mpd_config_value(BridgeMpd *mpd, const char *name);
+
+/*
+ * Whether @address is this machine: a Unix socket, localhost or a
+ * loopback address (also libmpdclient's default, with no host).
+ */
+gboolean
+bridge_mpd_address_is_local(const BridgeMpdAddress *address);
 
 typedef enum {
 	BRIDGE_PLAYER_STOP,
@@ -233,6 +285,7 @@ bridge_mpd_request(const BridgeMpdAddress *address, const char *channel,
                    guint timeout_ms, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(BridgeMpd, bridge_mpd_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(BridgeQueueSong, bridge_queue_song_free)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(BridgeMpdAddress, bridge_mpd_address_clear)
 
 #endif

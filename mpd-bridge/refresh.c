@@ -5,6 +5,7 @@
 #include "refresh.h"
 
 #include "identity.h"
+#include "queue.h"
 #include "sync.h"
 
 #include <string.h>
@@ -84,7 +85,7 @@ queue_new(Bridge *bridge, BridgeEpisode *episode)
 {
 	g_autoptr(GError) error = NULL;
 
-	if (!bridge_sync_queue(bridge, episode, &error))
+	if (!bridge_queue_episode(bridge, episode, &error))
 		g_warning("cannot queue %s: %s", episode->title,
 		          error->message);
 	else

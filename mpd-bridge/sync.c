@@ -1,9 +1,12 @@
 /*
  * Pushing to MPD: a stored playlist per subscription, rewritten only when
- * its contents changed, the playlist of new episodes, and tagged queue
- * entries. Only http(s) URLs from the store ever reach MPD.
+ * its contents changed, and those of new, starred and listed episodes;
+ * as titled files when playlist-files.c can, else through the protocol.
+ * Only http(s) URLs from the store ever reach MPD.
  */
 #include "sync.h"
+
+#include "playlist-files.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -40,55 +43,79 @@ compile(const char *pattern)
 	                       : NULL;
 }
 
-/* The URLs of @feed's playlist: newest first, oldest first if serial. */
+/* The episodes of @feed's playlist: newest first, oldest first if serial. */
 static GPtrArray *
-playlist_uris(const Bridge *bridge, const BridgeFeed *feed)
+playlist_episodes(const Bridge *bridge, const BridgeFeed *feed)
 {
 	g_autoptr(GPtrArray) episodes =
 	        bridge_store_list_episodes(bridge->store, feed);
 	g_autoptr(GRegex) match = compile(feed->match);
 	g_autoptr(GRegex) exclude = compile(feed->exclude);
-	GPtrArray *uris = g_ptr_array_new();
+	GPtrArray *chosen = g_ptr_array_new();
 	guint keep = feed->keep != 0 ? feed->keep : bridge->config->keep;
 
-	for (guint i = 0; i < episodes->len && uris->len < keep; i++) {
-		const BridgeEpisode *episode = episodes->pdata[i];
+	for (guint i = 0; i < episodes->len && chosen->len < keep; i++) {
+		BridgeEpisode *episode = episodes->pdata[i];
 
 		if (episode->gone == 0 && kept(feed, episode, match, exclude))
-			g_ptr_array_add(uris, episode->url);
+			g_ptr_array_add(chosen, episode);
 	}
 	if (feed->serial) {
-		for (guint i = 0, j = uris->len; i + 1 < j; i++, j--) {
-			gpointer swap = uris->pdata[i];
+		for (guint i = 0, j = chosen->len; i + 1 < j; i++, j--) {
+			gpointer swap = chosen->pdata[i];
 
-			uris->pdata[i] = uris->pdata[j - 1];
-			uris->pdata[j - 1] = swap;
+			chosen->pdata[i] = chosen->pdata[j - 1];
+			chosen->pdata[j - 1] = swap;
 		}
 	}
-	return uris;
+	return chosen;
 }
 
+/* What a playlist shows: its name, and each entry's URL, title, length. */
 static char *
-hash_of(const char *name, const GPtrArray *uris)
+hash_of(const char *name, const GPtrArray *episodes)
 {
 	GChecksum *checksum = g_checksum_new(G_CHECKSUM_SHA256);
 	char *hash;
 
 	g_checksum_update(checksum, (const guchar *)name, -1);
-	for (guint i = 0; i < uris->len; i++) {
+	for (guint i = 0; i < episodes->len; i++) {
+		const BridgeEpisode *episode = episodes->pdata[i];
+		char duration[32];
+
+		g_snprintf(duration, sizeof duration, "\n%" G_GINT64_FORMAT,
+		           episode->duration);
 		g_checksum_update(checksum, (const guchar *)"\n", 1);
-		g_checksum_update(checksum, uris->pdata[i], -1);
+		g_checksum_update(checksum, (const guchar *)episode->url, -1);
+		g_checksum_update(checksum, (const guchar *)"\n", 1);
+		g_checksum_update(checksum, (const guchar *)episode->title, -1);
+		g_checksum_update(checksum, (const guchar *)duration, -1);
 	}
 	hash = g_strdup(g_checksum_get_string(checksum));
 	g_checksum_free(checksum);
 	return hash;
 }
 
+/* As a titled file when MPD's playlist directory allows, else as URLs. */
 static gboolean
-push(Bridge *bridge, const char *name, GPtrArray *uris)
+push(Bridge *bridge, const char *name, GPtrArray *episodes)
 {
 	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) uris = NULL;
 
+	if (bridge_playlist_files_enabled(bridge)) {
+		if (bridge_playlist_files_write(bridge, name, episodes, &error))
+			return TRUE;
+		g_warning("cannot write the playlist %s: %s", name,
+		          error->message);
+		return FALSE;
+	}
+	uris = g_ptr_array_sized_new(episodes->len);
+	for (guint i = 0; i < episodes->len; i++) {
+		const BridgeEpisode *episode = episodes->pdata[i];
+
+		g_ptr_array_add(uris, episode->url);
+	}
 	if (!bridge_mpd_replace_playlist(bridge->mpd, name,
 	                                 (const char *const *)uris->pdata,
 	                                 uris->len, &error)) {
@@ -99,35 +126,25 @@ push(Bridge *bridge, const char *name, GPtrArray *uris)
 	return TRUE;
 }
 
-/* Pushes @uris as the playlist @name unless *@pushed says MPD has it. */
-static void
-push_changed(Bridge *bridge, const char *name, GPtrArray *uris, char **pushed,
-             gboolean force)
+/*
+ * Pushes @episodes as the playlist @name unless *@pushed says MPD has it
+ * as it was written; TRUE when it pushed.
+ */
+static gboolean
+push_changed(Bridge *bridge, const char *name, GPtrArray *episodes,
+             char **pushed, gboolean force)
 {
 	g_autofree char *safe = bridge_mpd_safe_playlist_name(name);
-	g_autofree char *hash = hash_of(safe, uris);
+	g_autofree char *hash = hash_of(safe, episodes);
 
-	if (!force && g_strcmp0(hash, *pushed) == 0)
-		return;
-	if (push(bridge, safe, uris)) {
-		g_free(*pushed);
-		*pushed = g_steal_pointer(&hash);
-	}
-}
-
-/* Text for one line of M3U: control characters become spaces. */
-static void
-append_line_text(GString *out, const char *text)
-{
-	for (const char *p = text; *p != '\0'; p = g_utf8_next_char(p)) {
-		gunichar c = g_utf8_get_char(p);
-
-		if (c < 0x20 || (c >= 0x7f && c < 0xa0) || c == 0x2028 ||
-		    c == 0x2029)
-			g_string_append_c(out, ' ');
-		else
-			g_string_append_len(out, p, g_utf8_next_char(p) - p);
-	}
+	if (!force && g_strcmp0(hash, *pushed) == 0 &&
+	    !bridge_playlist_files_edited(bridge, safe))
+		return FALSE;
+	if (!push(bridge, safe, episodes))
+		return FALSE;
+	g_free(*pushed);
+	*pushed = g_steal_pointer(&hash);
+	return TRUE;
 }
 
 /*
@@ -135,69 +152,49 @@ append_line_text(GString *out, const char *text)
  * browse the music directory see titles only in a file written here.
  */
 static void
-write_m3u(const Bridge *bridge, const BridgeFeed *feed, const char *name)
+write_m3u(const Bridge *bridge, const char *name, GPtrArray *episodes)
 {
-	g_autoptr(GPtrArray) episodes =
-	        bridge_store_list_episodes(bridge->store, feed);
-	g_autoptr(GString) out = g_string_new("#EXTM3U\n#PLAYLIST:");
-	g_autofree char *file = g_strconcat(name, ".m3u", NULL);
-	g_autofree char *path =
-	        g_build_filename(bridge->config->music_directory, file, NULL);
+	g_autoptr(GString) text = bridge_playlist_files_m3u(name, episodes);
+	g_autofree char *path = bridge_playlist_files_path(
+	        bridge->config->music_directory, name);
 	g_autoptr(GError) error = NULL;
-	guint keep = feed->keep != 0 ? feed->keep : bridge->config->keep;
 
-	append_line_text(out, name);
-	g_string_append_c(out, '\n');
-	for (guint i = 0; i < episodes->len && i < keep; i++) {
-		const BridgeEpisode *episode = episodes->pdata[i];
-
-		g_string_append_printf(out, "#EXTINF:%" G_GINT64_FORMAT ",",
-		                       episode->duration > 0 ? episode->duration
-		                                             : -1);
-		if (episode->author != NULL) {
-			append_line_text(out, episode->author);
-			g_string_append(out, " - ");
-		}
-		append_line_text(out, episode->title);
-		g_string_append_c(out, '\n');
-		append_line_text(out, episode->url);
-		g_string_append_c(out, '\n');
-	}
-	if (!g_file_set_contents_full(path, out->str, out->len,
-	                              G_FILE_SET_CONTENTS_CONSISTENT, 0644,
-	                              &error))
+	if (!bridge_playlist_files_write_path(path, text->str, text->len,
+	                                      &error))
 		g_warning("cannot write %s for browsing clients: %s", path,
 		          error->message);
+}
+
+static void
+sync_feed(Bridge *bridge, BridgeFeed *feed, gboolean force)
+{
+	g_autofree char *name = NULL;
+	g_autoptr(GPtrArray) episodes = NULL;
+	g_autofree char *before = NULL;
+
+	/* Not fetched yet: its playlist would be named after its URL. */
+	if (feed->name == NULL && feed->title == NULL)
+		return;
+	name = bridge_sync_playlist_name(bridge, feed);
+	episodes = playlist_episodes(bridge, feed);
+	before = g_strdup(feed->pushed);
+	if (!push_changed(bridge, name, episodes, &feed->pushed, force))
+		return;
+	g_message("wrote the playlist %s (%u episodes)", name, episodes->len);
+	if (bridge->config->music_directory != NULL)
+		write_m3u(bridge, name, episodes);
+	/* A forced push of the same playlist leaves nothing new to save. */
+	if (g_strcmp0(before, feed->pushed) != 0)
+		bridge_changed(bridge);
 }
 
 void
 bridge_sync_feed(Bridge *bridge, BridgeFeed *feed, gboolean force)
 {
-	g_autofree char *name = NULL;
-	g_autoptr(GPtrArray) uris = NULL;
-	g_autofree char *hash = NULL;
-
 	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd))
 		return;
-	/* Not fetched yet: its playlist would be named after its URL. */
-	if (feed->name == NULL && feed->title == NULL)
-		return;
-	name = bridge_sync_playlist_name(bridge, feed);
-	uris = playlist_uris(bridge, feed);
-	hash = hash_of(name, uris);
-	if (!force && g_strcmp0(hash, feed->pushed) == 0)
-		return;
-	if (!push(bridge, name, uris))
-		return;
-	g_message("wrote the playlist %s (%u episodes)", name, uris->len);
-	if (bridge->config->music_directory != NULL)
-		write_m3u(bridge, feed, name);
-	/* A forced push of the same playlist leaves nothing new to save. */
-	if (g_strcmp0(hash, feed->pushed) == 0)
-		return;
-	g_free(feed->pushed);
-	feed->pushed = g_steal_pointer(&hash);
-	bridge_changed(bridge);
+	sync_feed(bridge, feed, force);
+	bridge_playlist_files_notify(bridge);
 }
 
 /*
@@ -217,13 +214,13 @@ sync_new_and_starred(Bridge *bridge, gboolean force)
 		return;
 	episodes = bridge_store_list_episodes(bridge->store, NULL);
 	for (guint i = 0; i < episodes->len; i++) {
-		const BridgeEpisode *episode = episodes->pdata[i];
+		BridgeEpisode *episode = episodes->pdata[i];
 
 		if (!episode->listened && episode->gone == 0 &&
 		    fresh->len < bridge->config->new_limit)
-			g_ptr_array_add(fresh, episode->url);
+			g_ptr_array_add(fresh, episode);
 		if (episode->starred)
-			g_ptr_array_add(starred, episode->url);
+			g_ptr_array_add(starred, episode);
 	}
 	if (*new_name != '\0')
 		push_changed(bridge, new_name, fresh, &bridge->new_pushed,
@@ -252,23 +249,21 @@ sync_lists(Bridge *bridge, gboolean force)
 
 	for (guint i = 0; i < lists->len; i++) {
 		BridgeList *list = lists->pdata[i];
-		g_autoptr(GPtrArray) uris = g_ptr_array_new();
+		g_autoptr(GPtrArray) episodes = g_ptr_array_new();
 		g_autofree char *name = NULL;
 
 		if (list->name == NULL &&
 		    *bridge->config->later_playlist == '\0')
 			continue;
 		for (guint j = 0; j < list->episodes->len; j++) {
-			const BridgeEpisode *episode =
-			        bridge_store_find_episode(
-			                bridge->store,
-			                list->episodes->pdata[j]);
+			BridgeEpisode *episode = bridge_store_find_episode(
+			        bridge->store, list->episodes->pdata[j]);
 
 			if (episode != NULL)
-				g_ptr_array_add(uris, episode->url);
+				g_ptr_array_add(episodes, episode);
 		}
 		name = bridge_sync_list_name(bridge, list);
-		push_changed(bridge, name, uris, &list->pushed, force);
+		push_changed(bridge, name, episodes, &list->pushed, force);
 	}
 }
 
@@ -281,6 +276,7 @@ bridge_sync_remove_list(Bridge *bridge, const BridgeList *list)
 	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd))
 		return;
 	name = bridge_sync_list_name(bridge, list);
+	bridge_playlist_files_forget(bridge, name);
 	if (!bridge_mpd_delete_playlist(bridge->mpd, name, &error))
 		g_warning("cannot delete the playlist %s: %s", name,
 		          error->message);
@@ -294,18 +290,18 @@ bridge_sync_all(Bridge *bridge, gboolean force)
 	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd))
 		return;
 	for (guint i = 0; i < feeds->len; i++)
-		bridge_sync_feed(bridge, feeds->pdata[i], force);
+		sync_feed(bridge, feeds->pdata[i], force);
 	sync_new_and_starred(bridge, force);
 	sync_lists(bridge, force);
+	bridge_playlist_files_notify(bridge);
 }
 
 /* The M3U file of a playlist that goes: left, it would still show. */
 static void
 remove_m3u(const Bridge *bridge, const char *name)
 {
-	g_autofree char *file = g_strconcat(name, ".m3u", NULL);
-	g_autofree char *path =
-	        g_build_filename(bridge->config->music_directory, file, NULL);
+	g_autofree char *path = bridge_playlist_files_path(
+	        bridge->config->music_directory, name);
 
 	if (g_unlink(path) != 0 && errno != ENOENT)
 		g_warning("cannot delete %s: %s", path, g_strerror(errno));
@@ -319,99 +315,10 @@ bridge_sync_remove(Bridge *bridge, const BridgeFeed *feed)
 
 	if (bridge->config->music_directory != NULL)
 		remove_m3u(bridge, name);
+	bridge_playlist_files_forget(bridge, name);
 	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd))
 		return;
 	if (!bridge_mpd_delete_playlist(bridge->mpd, name, &error))
 		g_warning("cannot delete the playlist %s: %s", name,
 		          error->message);
-}
-
-/* The tags an episode gets in MPD's queue; @date and @track hold them. */
-static void
-fill_tags(const Bridge *bridge, const BridgeEpisode *episode, BridgeTags *tags,
-          char **date, char **track)
-{
-	const BridgeFeed *feed =
-	        bridge_store_find_feed(bridge->store, episode->feed_id);
-
-	*date = NULL;
-	*track = NULL;
-	if (episode->published > 0) {
-		g_autoptr(GDateTime) when =
-		        g_date_time_new_from_unix_utc(episode->published);
-
-		*date = when != NULL ? g_date_time_format(when, "%Y-%m-%d")
-		                     : NULL;
-	}
-	if (episode->number > 0)
-		*track = g_strdup_printf("%" G_GINT64_FORMAT, episode->number);
-	*tags = (BridgeTags){ 0 };
-	tags->title = episode->title;
-	tags->album = feed != NULL
-	                      ? (feed->name != NULL ? feed->name : feed->title)
-	                      : NULL;
-	tags->artist = episode->author;
-	tags->date = *date;
-	tags->track = *track;
-	tags->genre = "Podcast";
-}
-
-gboolean
-bridge_sync_queue(Bridge *bridge, const BridgeEpisode *episode, GError **error)
-{
-	g_autofree char *date = NULL;
-	g_autofree char *track = NULL;
-	BridgeTags tags;
-	guint id;
-
-	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd)) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED,
-		            "MPD is not connected");
-		return FALSE;
-	}
-	fill_tags(bridge, episode, &tags, &date, &track);
-	id = bridge_mpd_queue(bridge->mpd, episode->url, &tags, error);
-	if (id == 0)
-		return FALSE;
-	if (bridge->queued == NULL)
-		bridge->queued =
-		        g_hash_table_new_full(NULL, NULL, NULL, g_free);
-	g_hash_table_insert(bridge->queued, GUINT_TO_POINTER(id),
-	                    g_strdup(episode->id));
-	return TRUE;
-}
-
-void
-bridge_sync_on_player(Bridge *bridge)
-{
-	g_autofree char *title = NULL;
-	g_autofree char *album = NULL;
-	g_autofree char *date = NULL;
-	g_autofree char *track = NULL;
-	g_autoptr(GError) error = NULL;
-	const BridgeEpisode *episode;
-	const char *episode_id;
-	BridgeTags tags;
-	guint id;
-
-	if (bridge->queued == NULL ||
-	    !bridge_mpd_current_song(bridge->mpd, &id, &title, &album, &error))
-		return;
-	episode_id = g_hash_table_lookup(bridge->queued, GUINT_TO_POINTER(id));
-	episode = episode_id != NULL
-	                  ? bridge_store_find_episode(bridge->store, episode_id)
-	                  : NULL;
-	if (episode == NULL)
-		return;
-	fill_tags(bridge, episode, &tags, &date, &track);
-	/* Ours still stand: retagging now would only wake MPD's clients. */
-	if (g_strcmp0(title, tags.title) == 0 &&
-	    g_strcmp0(album, tags.album) == 0)
-		return;
-	if (!bridge_mpd_retag(bridge->mpd, id, &tags, &error))
-		g_warning("cannot tag %s again: %s", episode->title,
-		          error->message);
-	else
-		g_message("tagged %s again as playback started",
-		          episode->title);
 }

@@ -1,4 +1,7 @@
-/* What MPD shows: stored playlists per subscription, and the queue. */
+/*
+ * What MPD shows as stored playlists: one per subscription, new episodes,
+ * starred ones, play-later and the named lists.
+ */
 #ifndef BRIDGE_SYNC_H
 #define BRIDGE_SYNC_H
 
@@ -36,19 +39,5 @@ bridge_sync_remove(Bridge *bridge, const BridgeFeed *feed);
 /* Removes a named list's stored playlist from MPD. */
 void
 bridge_sync_remove_list(Bridge *bridge, const BridgeList *list);
-
-/*
- * Appends @episode to MPD's queue, tagged with its title, podcast, author,
- * date, number and the genre Podcast.
- */
-gboolean
-bridge_sync_queue(Bridge *bridge, const BridgeEpisode *episode, GError **error);
-
-/*
- * MPD's player changed: when the song it is on is one the bridge queued
- * and MPD has replaced its tags with the stream's own, sets them again.
- */
-void
-bridge_sync_on_player(Bridge *bridge);
 
 #endif

@@ -1,0 +1,195 @@
+/*
+ * Titles in MPD's queue. MPD says that its queue changed, not how; its
+ * queue version and plchanges name the songs that changed since a
+ * version, so each look costs what changed, not the queue's length.
+ */
+#include "queue.h"
+
+#include "identity.h"
+#include "playlist-files.h"
+
+#include <string.h>
+
+/* The tags an episode gets in MPD's queue; @date and @track hold them. */
+static void
+fill_tags(const Bridge *bridge, const BridgeEpisode *episode, BridgeTags *tags,
+          char **date, char **track)
+{
+	const BridgeFeed *feed =
+	        bridge_store_find_feed(bridge->store, episode->feed_id);
+
+	*date = NULL;
+	*track = NULL;
+	if (episode->published > 0) {
+		g_autoptr(GDateTime) when =
+		        g_date_time_new_from_unix_utc(episode->published);
+
+		*date = when != NULL ? g_date_time_format(when, "%Y-%m-%d")
+		                     : NULL;
+	}
+	if (episode->number > 0)
+		*track = g_strdup_printf("%" G_GINT64_FORMAT, episode->number);
+	*tags = (BridgeTags){ 0 };
+	tags->title = episode->title;
+	tags->album = feed != NULL ? bridge_feed_get_name(feed) : NULL;
+	tags->artist = episode->author;
+	tags->date = *date;
+	tags->track = *track;
+	tags->genre = "Podcast";
+}
+
+static gboolean
+is_stream(const char *uri)
+{
+	return g_ascii_strncasecmp(uri, "http://", 7) == 0 ||
+	       g_ascii_strncasecmp(uri, "https://", 8) == 0;
+}
+
+/* The songs to tag, and the tags and strings they need. */
+typedef struct {
+	GArray *ids;      /* guint */
+	GArray *tags;     /* BridgeTags, borrowing from episodes and owned */
+	GPtrArray *owned; /* dates and track numbers */
+} Retag;
+
+static void
+retag_clear(Retag *retag)
+{
+	g_array_unref(retag->ids);
+	g_array_unref(retag->tags);
+	g_ptr_array_unref(retag->owned);
+}
+
+/*
+ * Whether @song needs our tags. One we tagged in the last look that
+ * still differs is how MPD keeps what we sent: it is settled, never
+ * fought over (that way lies a loop of our own events).
+ */
+static gboolean
+needs_tags(BridgeQueueTitles *q, const BridgeQueueSong *song,
+           const BridgeTags *tags)
+{
+	gpointer id = GUINT_TO_POINTER(song->id);
+	g_autofree char *want = bridge_mpd_tags_key(tags);
+	const char *settled;
+
+	if (strcmp(want, song->tags_key) == 0) {
+		if (q->settled != NULL)
+			g_hash_table_remove(q->settled, id);
+		return FALSE;
+	}
+	settled =
+	        q->settled != NULL ? g_hash_table_lookup(q->settled, id) : NULL;
+	if (settled != NULL && strcmp(settled, song->tags_key) == 0)
+		return FALSE;
+	if (q->retagged != NULL && g_hash_table_contains(q->retagged, id)) {
+		if (q->settled == NULL)
+			q->settled =
+			        g_hash_table_new_full(NULL, NULL, NULL, g_free);
+		g_hash_table_insert(q->settled, id, g_strdup(song->tags_key));
+		g_debug("MPD keeps the tags of song %u otherwise than set",
+		        song->id);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+void
+bridge_queue_on_change(Bridge *bridge)
+{
+	BridgeQueueTitles *q = &bridge->queue_titles;
+	g_autoptr(GPtrArray) songs = NULL;
+	g_autoptr(GHashTable) index = NULL;
+	g_autoptr(GError) error = NULL;
+	GHashTable *retagged;
+	Retag retag = {
+		g_array_new(FALSE, FALSE, sizeof(guint)),
+		g_array_new(FALSE, FALSE, sizeof(BridgeTags)),
+		g_ptr_array_new_with_free_func(g_free),
+	};
+
+	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd))
+		goto out;
+	if (!bridge_mpd_queue_changes(bridge->mpd, q->version, &q->version,
+	                              &songs, &error)) {
+		g_message("cannot look at MPD's queue: %s", error->message);
+		goto out;
+	}
+	retagged = g_hash_table_new(NULL, NULL);
+	for (guint i = 0; i < songs->len; i++) {
+		const BridgeQueueSong *song = songs->pdata[i];
+		const BridgeEpisode *episode;
+		BridgeTags tags;
+		char *date, *track;
+
+		if (!is_stream(song->uri))
+			continue;
+		episode =
+		        bridge_identity_find_indexed(bridge, &index, song->uri);
+		if (episode == NULL)
+			continue;
+		fill_tags(bridge, episode, &tags, &date, &track);
+		if (date != NULL)
+			g_ptr_array_add(retag.owned, date);
+		if (track != NULL)
+			g_ptr_array_add(retag.owned, track);
+		if (!needs_tags(q, song, &tags))
+			continue;
+		g_array_append_val(retag.ids, song->id);
+		g_array_append_val(retag.tags, tags);
+		g_hash_table_add(retagged, GUINT_TO_POINTER(song->id));
+	}
+	g_clear_pointer(&q->retagged, g_hash_table_unref);
+	q->retagged = retagged;
+	if (retag.ids->len == 0)
+		goto out;
+	if (!bridge_mpd_retag_many(bridge->mpd, (guint *)retag.ids->data,
+	                           (BridgeTags *)retag.tags->data,
+	                           retag.ids->len, &error))
+		g_message("cannot title episodes in MPD's queue: %s",
+		          error->message);
+	else
+		g_debug("titled %u episodes in MPD's queue", retag.ids->len);
+out:
+	retag_clear(&retag);
+}
+
+void
+bridge_queue_reset(Bridge *bridge)
+{
+	BridgeQueueTitles *q = &bridge->queue_titles;
+
+	q->version = 0;
+	g_clear_pointer(&q->retagged, g_hash_table_unref);
+	g_clear_pointer(&q->settled, g_hash_table_unref);
+}
+
+void
+bridge_queue_clear(Bridge *bridge)
+{
+	bridge_queue_reset(bridge);
+}
+
+gboolean
+bridge_queue_episode(Bridge *bridge, const BridgeEpisode *episode,
+                     GError **error)
+{
+	g_autofree char *date = NULL;
+	g_autofree char *track = NULL;
+	BridgeTags tags;
+
+	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED,
+		            "MPD is not connected");
+		return FALSE;
+	}
+	/* A one-entry playlist carries the duration; the look tags it. */
+	if (bridge_playlist_files_enabled(bridge) && episode->duration > 0) {
+		if (!bridge_playlist_files_load_one(bridge, episode, error))
+			return FALSE;
+		bridge_queue_on_change(bridge);
+		return TRUE;
+	}
+	fill_tags(bridge, episode, &tags, &date, &track);
+	return bridge_mpd_queue(bridge->mpd, episode->url, &tags, error) != 0;
+}

@@ -1,0 +1,40 @@
+/*
+ * Episodes in MPD's queue look like podcasts whoever put them there: mpc
+ * loading a podcast's playlist, a client adding one entry, `mpc add URL`
+ * or mpd-bridge itself. Each queued song whose URL is a known episode
+ * (also behind measurement prefixes) gets its title, the podcast as
+ * album, the author as artist, its date, its number as track and the
+ * genre Podcast, and gets them again when playback replaces them with
+ * the stream's own.
+ */
+#ifndef BRIDGE_QUEUE_H
+#define BRIDGE_QUEUE_H
+
+#include "bridge.h"
+
+/*
+ * Appends @episode to MPD's queue, titled; through a one-entry playlist
+ * file when playlist-files.c can write one, so that its duration shows
+ * too.
+ */
+gboolean
+bridge_queue_episode(Bridge *bridge, const BridgeEpisode *episode,
+                     GError **error);
+
+/*
+ * MPD's queue or player changed (or MPD connected): titles the songs
+ * that changed since the last look and are episodes without our tags.
+ * Our own tagging changes the queue again; that look finds the tags in
+ * place and ends there.
+ */
+void
+bridge_queue_on_change(Bridge *bridge);
+
+/* MPD went away: the next look takes in the whole queue. */
+void
+bridge_queue_reset(Bridge *bridge);
+
+void
+bridge_queue_clear(Bridge *bridge);
+
+#endif
