@@ -14,7 +14,8 @@ build_packages=(meson ninja-build pkg-config gcc libglib2.0-dev libxml2-dev
 	libcurl4-openssl-dev libxxhash-dev libjson-glib-dev libmpdclient-dev)
 demo_packages=(mpd mpc python3)
 test_packages=(libjson-glib-dev libxml2-utils python3 python3-podcastparser
-	clang-format doxygen openssl mpd valgrind systemd)
+	clang-format doxygen openssl mpd valgrind systemd man-db mpc ncmpcpp
+	tmux)
 
 say() { printf '==> %s\n' "$*"; }
 
