@@ -597,6 +597,143 @@ test_queue(Fixture *f, gconstpointer data)
 	g_assert_cmpuint(n, ==, 3);
 }
 
+static const BridgeQueueSong *
+song_of(GPtrArray *songs, guint id)
+{
+	for (guint i = 0; i < songs->len; i++) {
+		const BridgeQueueSong *song = songs->pdata[i];
+
+		if (song->id == id)
+			return song;
+	}
+	return NULL;
+}
+
+static void
+test_queue_changes(Fixture *f, gconstpointer data)
+{
+	const BridgeTags tags[] = {
+		{ .title = "Tab\there, line\nbreak",
+		  .album = "Show",
+		  .date = "2024-05-01",
+		  .track = "3",
+		  .genre = "Podcast" },
+		{ .title = "Second", .artist = "Host", .genre = "Podcast" },
+	};
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) songs = NULL;
+	struct mpd_connection *conn;
+	guint ids[2], other;
+	guint version, since;
+
+	g_test_summary("plchanges names the songs changed since a version; "
+	               "retagging many sets exactly our tags, clearing a "
+	               "stream's own; the tags key of what we set equals "
+	               "the key of what MPD then reports");
+	if (!connect_bridge(f))
+		return;
+	ids[0] = bridge_mpd_queue(f->bridge, "http://127.0.0.1:1/a.mp3", NULL,
+	                          &error);
+	ids[1] = bridge_mpd_queue(f->bridge, "http://127.0.0.1:1/b.mp3", NULL,
+	                          &error);
+	other = bridge_mpd_queue(f->bridge, "http://127.0.0.1:1/c.mp3", NULL,
+	                         &error);
+	g_assert_no_error(error);
+	/* A stream's own Artist, which we have none for on the first. */
+	conn = private_mpd_connect(f->mpd);
+	g_assert_true(mpd_run_add_tag_id(conn, ids[0], MPD_TAG_ARTIST, "Own"));
+	mpd_connection_free(conn);
+
+	g_assert_true(bridge_mpd_queue_changes(f->bridge, 0, &version, &songs,
+	                                       &error));
+	g_assert_no_error(error);
+	g_assert_cmpuint(songs->len, ==, 3);
+	g_assert_cmpuint(version, >, 0);
+	g_clear_pointer(&songs, g_ptr_array_unref);
+
+	g_assert_true(bridge_mpd_retag_many(f->bridge, ids, tags, 2, &error));
+	g_assert_no_error(error);
+	since = version;
+	g_assert_true(bridge_mpd_queue_changes(f->bridge, since, &version,
+	                                       &songs, &error));
+	g_assert_cmpuint(version, >, since);
+	g_assert_null(song_of(songs, other));
+	for (guint i = 0; i < 2; i++) {
+		g_autofree char *want = bridge_mpd_tags_key(&tags[i]);
+		const BridgeQueueSong *song = song_of(songs, ids[i]);
+
+		g_assert_nonnull(song);
+		g_assert_cmpstr(song != NULL ? song->tags_key : NULL, ==, want);
+	}
+	g_clear_pointer(&songs, g_ptr_array_unref);
+
+	/* Nothing changed: no songs; a version from before a restart: all. */
+	since = version;
+	g_assert_true(bridge_mpd_queue_changes(f->bridge, since, &version,
+	                                       &songs, &error));
+	g_assert_cmpuint(songs->len, ==, 0);
+	g_assert_cmpuint(version, ==, since);
+	g_clear_pointer(&songs, g_ptr_array_unref);
+	g_assert_true(bridge_mpd_queue_changes(f->bridge, version + 1000,
+	                                       &version, &songs, &error));
+	g_assert_cmpuint(songs->len, ==, 3);
+}
+
+static void
+test_load_playlist(Fixture *f, gconstpointer data)
+{
+	g_autofree char *dir = NULL;
+	g_autofree char *path = NULL;
+	g_autofree char *told = NULL;
+	g_autoptr(GError) error = NULL;
+	struct mpd_connection *conn;
+	struct mpd_song *song;
+	guint length = 99;
+
+	g_test_summary("a playlist file in MPD's directory: its length, and "
+	               "load puts its entries in the queue with Name and "
+	               "Time; config tells MPD 0.24's playlist directory");
+	if (!connect_bridge(f))
+		return;
+	dir = g_build_filename(private_mpd_get_dir(f->mpd), "playlists", NULL);
+	path = g_build_filename(dir, "Titled.m3u", NULL);
+	g_assert_true(g_file_set_contents(path,
+	                                  "#EXTM3U\n#EXTINF:993,Compiler "
+	                                  "collectives\nhttp://127.0.0.1:1/"
+	                                  "a.mp3\n#EXTINF:-1,No length\n"
+	                                  "http://127.0.0.1:1/b.mp3\n",
+	                                  -1, NULL));
+	g_assert_true(bridge_mpd_playlist_length(f->bridge, "Titled", &length,
+	                                         &error));
+	g_assert_no_error(error);
+	g_assert_cmpuint(length, ==, 2);
+	g_assert_false(
+	        bridge_mpd_playlist_length(f->bridge, "None", &length, &error));
+	g_assert_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+	g_clear_error(&error);
+	g_assert_true(bridge_mpd_is_connected(f->bridge));
+
+	g_assert_true(bridge_mpd_load_playlist(f->bridge, "Titled", &error));
+	g_assert_no_error(error);
+	conn = private_mpd_connect(f->mpd);
+	song = mpd_run_get_queue_song_pos(conn, 0);
+	g_assert_nonnull(song);
+	g_assert_cmpstr(mpd_song_get_tag(song, MPD_TAG_NAME, 0), ==,
+	                "Compiler collectives");
+	g_assert_cmpuint(mpd_song_get_duration(song), ==, 993);
+	mpd_song_free(song);
+	mpd_connection_free(conn);
+
+	/* MPD 0.23 does not say; 0.24 says, to a client on its socket. */
+	told = bridge_mpd_config_value(f->bridge, "playlist_directory");
+	if (told != NULL)
+		g_assert_cmpstr(told, ==, dir);
+	g_clear_pointer(&told, g_free);
+	told = bridge_mpd_config_value(f->bridge, "music_directory");
+	g_assert_nonnull(told);
+	g_assert_true(bridge_mpd_is_connected(f->bridge));
+}
+
 static void
 test_server_error(Fixture *f, gconstpointer data)
 {
@@ -1006,6 +1143,8 @@ main(int argc, char **argv)
 	add("/bridge-mpd/playlist/replace-long", test_replace_long);
 	add("/bridge-mpd/playlist/safe-names-in-mpd", test_safe_names_in_mpd);
 	add("/bridge-mpd/queue/tags", test_queue);
+	add("/bridge-mpd/queue/changes", test_queue_changes);
+	add("/bridge-mpd/playlist/load", test_load_playlist);
 	add("/bridge-mpd/errors/server", test_server_error);
 	add("/bridge-mpd/messages/receive", test_messages);
 	add("/bridge-mpd/request/round-trip", test_request);
