@@ -21,6 +21,13 @@
 #define QUEUE_NAME  ".mpd-bridge-queue"
 #define PROBE_URL   "http://127.0.0.1/mpd-bridge-probe.mp3"
 
+/*
+ * What MPD takes through its protocol (mpd.c): a file holds no URL it
+ * would refuse there, and no title longer than a tag.
+ */
+#define MAX_URL_BYTES   3900
+#define MAX_TITLE_BYTES 1024
+
 gboolean
 bridge_playlist_files_enabled(const Bridge *bridge)
 {
@@ -41,13 +48,20 @@ bridge_playlist_files_path(const char *directory, const char *name)
 	return g_build_filename(directory, file, NULL);
 }
 
-/* Text for one line of M3U: control characters become spaces. */
+/*
+ * Text for one line of M3U, at most @max bytes of it: control characters
+ * become spaces.
+ */
 static void
-append_line_text(GString *out, const char *text)
+append_line_text(GString *out, const char *text, gsize max)
 {
+	gsize start = out->len;
+
 	for (const char *p = text; *p != '\0'; p = g_utf8_next_char(p)) {
 		gunichar c = g_utf8_get_char(p);
 
+		if (out->len - start + (g_utf8_next_char(p) - p) > max)
+			break;
 		if (c < 0x20 || (c >= 0x7f && c < 0xa0) || c == 0x2028 ||
 		    c == 0x2029)
 			g_string_append_c(out, ' ');
@@ -56,11 +70,14 @@ append_line_text(GString *out, const char *text)
 	}
 }
 
-static gboolean
-is_stream(const char *url)
+gboolean
+bridge_playlist_files_fits(const BridgeEpisode *episode)
 {
-	return g_ascii_strncasecmp(url, "http://", 7) == 0 ||
-	       g_ascii_strncasecmp(url, "https://", 8) == 0;
+	const char *url = episode->url;
+
+	return (g_ascii_strncasecmp(url, "http://", 7) == 0 ||
+	        g_ascii_strncasecmp(url, "https://", 8) == 0) &&
+	       strlen(url) <= MAX_URL_BYTES;
 }
 
 GString *
@@ -70,20 +87,20 @@ bridge_playlist_files_m3u(const char *name, GPtrArray *episodes)
 
 	if (name != NULL) {
 		g_string_append(out, "#PLAYLIST:");
-		append_line_text(out, name);
+		append_line_text(out, name, G_MAXSIZE);
 		g_string_append_c(out, '\n');
 	}
 	for (guint i = 0; i < episodes->len; i++) {
 		const BridgeEpisode *episode = episodes->pdata[i];
 
-		if (!is_stream(episode->url))
+		if (!bridge_playlist_files_fits(episode))
 			continue;
 		g_string_append_printf(out, "#EXTINF:%" G_GINT64_FORMAT ",",
 		                       episode->duration > 0 ? episode->duration
 		                                             : -1);
-		append_line_text(out, episode->title);
+		append_line_text(out, episode->title, MAX_TITLE_BYTES);
 		g_string_append_c(out, '\n');
-		append_line_text(out, episode->url);
+		append_line_text(out, episode->url, G_MAXSIZE);
 		g_string_append_c(out, '\n');
 	}
 	return out;

@@ -67,6 +67,13 @@ void
 bridge_playlist_files_notify(Bridge *bridge);
 
 /*
+ * Whether @episode goes into a file: an http(s) URL of a length that MPD
+ * takes through its protocol too.
+ */
+gboolean
+bridge_playlist_files_fits(const BridgeEpisode *episode);
+
+/*
  * Appends @episode to MPD's queue through a hidden one-entry playlist, so
  * that the queue shows its duration before it plays (addid cannot set
  * one). Only when files are enabled.
@@ -81,7 +88,7 @@ bridge_playlist_files_path(const char *directory, const char *name);
 
 /*
  * The M3U text of @episodes (BridgeEpisode *), titled @name (NULL: no
- * #PLAYLIST line). Only http(s) URLs are written.
+ * #PLAYLIST line). Only those that fit are written, titles cut to 1 KiB.
  */
 GString *
 bridge_playlist_files_m3u(const char *name, GPtrArray *episodes);

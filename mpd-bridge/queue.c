@@ -184,7 +184,8 @@ bridge_queue_episode(Bridge *bridge, const BridgeEpisode *episode,
 		return FALSE;
 	}
 	/* A one-entry playlist carries the duration; the look tags it. */
-	if (bridge_playlist_files_enabled(bridge) && episode->duration > 0) {
+	if (bridge_playlist_files_enabled(bridge) && episode->duration > 0 &&
+	    bridge_playlist_files_fits(episode)) {
 		if (!bridge_playlist_files_load_one(bridge, episode, error))
 			return FALSE;
 		bridge_queue_on_change(bridge);
