@@ -45,7 +45,8 @@ typedef struct {
 typedef struct {
 	guint version;        /* MPD's queue version at the last scan; 0:
 	                         none yet, every song is looked at */
-	GHashTable *retagged; /* song ids tagged in the last scan; NULL */
+	GHashTable *retagged; /* song id -> times in a row it was tagged,
+	                         of those tagged in the last scan; NULL */
 	GHashTable *settled;  /* song id -> tags key that MPD kept after we
 	                         tagged the song: MPD's way of storing ours,
 	                         never fought over; NULL when none */

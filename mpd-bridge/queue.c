@@ -61,14 +61,24 @@ retag_clear(Retag *retag)
 }
 
 /*
- * Whether @song needs our tags. One we tagged in the last look that
- * still differs is how MPD keeps what we sent: it is settled, never
- * fought over (that way lies a loop of our own events).
+ * Tagging a song that still differs at the next look, this many times in
+ * a row: the file's own tags can land between our tagging and that look
+ * (a client that loads and plays at once), but once, not every time.
  */
-static gboolean
+#define MAX_RETAGS 3
+
+/*
+ * How many times in a row @song was tagged when it needs our tags now (1
+ * when it was not), or 0 when it does not. One that still differs after
+ * MAX_RETAGS is how MPD keeps what we send: it is settled, never fought
+ * over, for that way lies a loop of our own events.
+ */
+static guint
 needs_tags(BridgeQueueTitles *q, const BridgeQueueSong *song,
            const BridgeTags *tags)
 {
+	guint times;
+
 	gpointer id = GUINT_TO_POINTER(song->id);
 	g_autofree char *want = bridge_mpd_tags_key(tags);
 	const char *settled;
@@ -76,22 +86,25 @@ needs_tags(BridgeQueueTitles *q, const BridgeQueueSong *song,
 	if (strcmp(want, song->tags_key) == 0) {
 		if (q->settled != NULL)
 			g_hash_table_remove(q->settled, id);
-		return FALSE;
+		return 0;
 	}
 	settled =
 	        q->settled != NULL ? g_hash_table_lookup(q->settled, id) : NULL;
 	if (settled != NULL && strcmp(settled, song->tags_key) == 0)
-		return FALSE;
-	if (q->retagged != NULL && g_hash_table_contains(q->retagged, id)) {
+		return 0;
+	times = q->retagged != NULL
+	                ? GPOINTER_TO_UINT(g_hash_table_lookup(q->retagged, id))
+	                : 0;
+	if (times >= MAX_RETAGS) {
 		if (q->settled == NULL)
 			q->settled =
 			        g_hash_table_new_full(NULL, NULL, NULL, g_free);
 		g_hash_table_insert(q->settled, id, g_strdup(song->tags_key));
 		g_debug("MPD keeps the tags of song %u otherwise than set",
 		        song->id);
-		return FALSE;
+		return 0;
 	}
-	return TRUE;
+	return times + 1;
 }
 
 void
@@ -121,6 +134,7 @@ bridge_queue_on_change(Bridge *bridge)
 		const BridgeEpisode *episode;
 		BridgeTags tags;
 		char *date, *track;
+		guint times;
 
 		if (!is_stream(song->uri))
 			continue;
@@ -133,11 +147,13 @@ bridge_queue_on_change(Bridge *bridge)
 			g_ptr_array_add(retag.owned, date);
 		if (track != NULL)
 			g_ptr_array_add(retag.owned, track);
-		if (!needs_tags(q, song, &tags))
+		times = needs_tags(q, song, &tags);
+		if (times == 0)
 			continue;
 		g_array_append_val(retag.ids, song->id);
 		g_array_append_val(retag.tags, tags);
-		g_hash_table_add(retagged, GUINT_TO_POINTER(song->id));
+		g_hash_table_insert(retagged, GUINT_TO_POINTER(song->id),
+		                    GUINT_TO_POINTER(times));
 	}
 	g_clear_pointer(&q->retagged, g_hash_table_unref);
 	q->retagged = retagged;
