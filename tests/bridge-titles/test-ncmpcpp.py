@@ -331,24 +331,7 @@ def main():
         check(os.stat(path).st_uid == w.user.pw_uid,
               f"{path} is not {w.user.pw_name}'s")
         w.start_ncmpcpp()
-        for n, t in enumerate(TESTS, 1):
-            name = " ".join(t.__doc__.split())
-            try:
-                t(w)
-                print(f"ok {n} - {name}")
-            except Exception as e:  # noqa: BLE001 - reported as TAP
-                failed += 1
-                print(f"not ok {n} - {name}")
-                for line in (str(e) or type(e).__name__).splitlines():
-                    print(f"# {line}")
-            sys.stdout.flush()
-        log = w.daemon.log()
-        if w.daemon.process.poll() is not None or "CRITICAL" in log or \
-                "WARNING" in log:
-            failed += 1
-            print("# the daemon died or warned:")
-            for line in log.splitlines()[-10:]:
-                print(f"# daemon: {line}")
+        failed += titles.run_cases(w, TESTS)
     except (AssertionError, OSError) as e:
         print(f"# {e}")
         failed += 1

@@ -504,24 +504,7 @@ def main():
         titles.write_state(w.state, w.hostile,
                            "https://hostile.titles.example/feed.xml")
         w.start()
-        for n, t in enumerate(TESTS, 1):
-            name = " ".join(t.__doc__.split())
-            try:
-                t(w)
-                print(f"ok {n} - {name}")
-            except Exception as e:  # noqa: BLE001 - reported as TAP
-                failed += 1
-                print(f"not ok {n} - {name}")
-                for line in (str(e) or type(e).__name__).splitlines():
-                    print(f"# {line[:2000]}")
-            sys.stdout.flush()
-        log = w.daemon.log()
-        if w.daemon.process.poll() is not None or "CRITICAL" in log or \
-                "WARNING" in log:
-            failed += 1
-            print("# the daemon died or warned:")
-            for line in log.splitlines()[-10:]:
-                print(f"# daemon: {line}")
+        failed += titles.run_cases(w, TESTS)
     except (AssertionError, OSError) as e:
         print(f"# {e}")
         failed += 1

@@ -13,6 +13,7 @@ import os
 import pwd
 import shutil
 import subprocess
+import sys
 import threading
 import time
 import urllib.parse
@@ -337,3 +338,29 @@ def readable_bridge(root, env):
                     shutil.copy(os.path.join(d, name), bin_dir)
     return (os.path.join(bin_dir, os.path.basename(BRIDGE)),
             dict(env, LD_LIBRARY_PATH=bin_dir))
+
+
+def run_cases(world, tests):
+    """Runs each of @tests (functions of @world, their docstrings their
+    names) and prints a TAP line for each; then one failure more if the
+    daemon died or warned. Returns the number of failures."""
+    failed = 0
+    for n, t in enumerate(tests, 1):
+        name = " ".join(t.__doc__.split())
+        try:
+            t(world)
+            print(f"ok {n} - {name}")
+        except Exception as e:  # noqa: BLE001 - reported as TAP
+            failed += 1
+            print(f"not ok {n} - {name}")
+            for line in (str(e) or type(e).__name__).splitlines():
+                print(f"# {line[:2000]}")
+        sys.stdout.flush()
+    log = world.daemon.log()
+    if world.daemon.process.poll() is not None or "CRITICAL" in log or \
+            "WARNING" in log:
+        failed += 1
+        print("# the daemon died or warned:")
+        for line in log.splitlines()[-10:]:
+            print(f"# daemon: {line}")
+    return failed
