@@ -43,6 +43,7 @@ void
 bridge_changed(Bridge *bridge)
 {
 	bridge->dirty = TRUE;
+	bridge->changes++;
 	if (bridge->daemon && bridge->save_timer == 0)
 		bridge->save_timer = g_timeout_add_seconds(SAVE_DELAY_SECONDS,
 		                                           on_save, bridge);

@@ -43,13 +43,17 @@ typedef struct {
 
 /* What titling MPD's queue knows (queue.c). */
 typedef struct {
-	guint version;        /* MPD's queue version at the last scan; 0:
-	                         none yet, every song is looked at */
-	GHashTable *retagged; /* song id -> times in a row it was tagged,
-	                         of those tagged in the last scan; NULL */
-	GHashTable *settled;  /* song id -> tags key that MPD kept after we
-	                         tagged the song: MPD's way of storing ours,
-	                         never fought over; NULL when none */
+	guint version;         /* MPD's queue version at the last scan; 0:
+	                          none yet, every song is looked at */
+	GHashTable *retagged;  /* song id -> times in a row it was tagged,
+	                          of those tagged in the last scan; NULL */
+	GHashTable *settled;   /* song id -> tags key that MPD kept after we
+	                          tagged the song: MPD's way of storing ours,
+	                          never fought over; NULL when none */
+	GHashTable *strangers; /* URLs of queued streams that are no
+	                          episode, as of changes number
+	                          strangers_changes; NULL when none */
+	guint64 strangers_changes;
 } BridgeQueueTitles;
 
 typedef struct {
@@ -64,6 +68,7 @@ typedef struct {
 	guint fetching;       /* refreshes under way */
 	gboolean synced;      /* playlists pushed since MPD connected */
 	gboolean dirty;       /* the state has changes not yet saved */
+	guint64 changes;      /* bridge_changed() calls so far */
 	char *new_pushed;     /* hash of the new-episodes playlist last sent
 	                         to MPD; NULL before the first */
 	char *starred_pushed; /* the same, of the starred playlist */

@@ -45,6 +45,33 @@ is_stream(const char *uri)
 	       g_ascii_strncasecmp(uri, "https://", 8) == 0;
 }
 
+/*
+ * A radio stream changes its tags with every song it plays, and each
+ * change is a look at the queue: knowing it is no episode spares a scan
+ * of every episode's URL each time, until the state changes.
+ */
+static gboolean
+is_stranger(Bridge *bridge, const char *uri)
+{
+	BridgeQueueTitles *q = &bridge->queue_titles;
+
+	if (q->strangers != NULL && q->strangers_changes != bridge->changes)
+		g_hash_table_remove_all(q->strangers);
+	q->strangers_changes = bridge->changes;
+	return q->strangers != NULL && g_hash_table_contains(q->strangers, uri);
+}
+
+static void
+add_stranger(Bridge *bridge, const char *uri)
+{
+	BridgeQueueTitles *q = &bridge->queue_titles;
+
+	if (q->strangers == NULL)
+		q->strangers = g_hash_table_new_full(g_str_hash, g_str_equal,
+		                                     g_free, NULL);
+	g_hash_table_add(q->strangers, g_strdup(uri));
+}
+
 /* The songs to tag, and the tags and strings they need. */
 typedef struct {
 	GArray *ids;      /* guint */
@@ -136,12 +163,14 @@ bridge_queue_on_change(Bridge *bridge)
 		char *date, *track;
 		guint times;
 
-		if (!is_stream(song->uri))
+		if (!is_stream(song->uri) || is_stranger(bridge, song->uri))
 			continue;
 		episode =
 		        bridge_identity_find_indexed(bridge, &index, song->uri);
-		if (episode == NULL)
+		if (episode == NULL) {
+			add_stranger(bridge, song->uri);
 			continue;
+		}
 		fill_tags(bridge, episode, &tags, &date, &track);
 		if (date != NULL)
 			g_ptr_array_add(retag.owned, date);
@@ -184,6 +213,7 @@ void
 bridge_queue_clear(Bridge *bridge)
 {
 	bridge_queue_reset(bridge);
+	g_clear_pointer(&bridge->queue_titles.strangers, g_hash_table_unref);
 }
 
 gboolean
