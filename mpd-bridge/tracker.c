@@ -125,6 +125,23 @@ resume_check_free(gpointer data)
 }
 
 /*
+ * A seek MPD took said the song was at its target, and no event says
+ * that the song plays on from the top instead (MPD 0.24 does that with an
+ * MP3 it cannot seek): the position counts from where MPD really is.
+ */
+static void
+rebase(Bridge *bridge, const BridgePlayerStatus *status)
+{
+	BridgeTracking *t = &bridge->tracking;
+
+	if (t->song_id != status->song_id || t->state != status->state)
+		return;
+	t->elapsed_ms = status->elapsed_ms;
+	t->at = now_us();
+	account(bridge, t->at);
+}
+
+/*
  * MPD accepts a seek on a stream before its decoder finds it cannot
  * seek: a second later the song has not moved, and that is the answer.
  */
@@ -152,6 +169,7 @@ check_resumed(gpointer data)
 	} else if (status.elapsed_ms / 1000 + RESUME_BEFORE < check->target_s) {
 		mark_unseekable(bridge, episode->id, episode->title,
 		                "the stream cannot seek");
+		rebase(bridge, &status);
 	} else {
 		g_message("resumed %s at %u s", episode->title,
 		          check->target_s);
