@@ -150,12 +150,13 @@ check_resumed(gpointer data)
 {
 	ResumeCheck *check = data;
 	Bridge *bridge = check->bridge;
+	BridgeTracking *t = &bridge->tracking;
 	g_auto(BridgePlayerStatus) status = { 0 };
 	g_autoptr(GError) error = NULL;
 	const BridgeEpisode *episode =
 	        bridge_store_find_episode(bridge->store, check->episode_id);
 
-	bridge->tracking.resume_check = 0;
+	t->resume_check = 0;
 	if (episode == NULL || bridge->mpd == NULL ||
 	    !bridge_mpd_player_status(bridge->mpd, &status, &error)) {
 		/* Nothing to learn. */
@@ -187,8 +188,8 @@ resume(Bridge *bridge, const BridgeEpisode *episode, guint song_id)
 
 	/*
 	 * A refused seek may cost the song too: with "Decoder failed to
-	 * seek" MPD drops it and plays the next, and the check then plays it
-	 * again, from the top.
+	 * seek" MPD drops it and plays the next, and the tracker then plays
+	 * it again, from the top.
 	 */
 	if (!bridge_mpd_seek(bridge->mpd, song_id, to, &error)) {
 		mark_unseekable(bridge, episode->id, episode->title,
@@ -249,6 +250,52 @@ schedule_resume(Bridge *bridge, const BridgeEpisode *episode, gint64 below_ms)
 	t->resume_timer = g_timeout_add(RESUME_DELAY_MS, on_resume_due, bridge);
 }
 
+/*
+ * MPD gave up the episode it was on because a seek failed in its decoder:
+ * it answers "Decoder failed to seek" (or "Decoder is dead") and plays the
+ * next song, or stops. MPD 0.24.4 does this with a seek back in a remote
+ * MP3, 0.23 with a seek in a stream that cannot seek. The error is new at
+ * this event: MPD keeps it until the next play, seek or skip.
+ */
+static gboolean
+dropped_on_seek(const BridgeTracking *t, const BridgePlayerStatus *status)
+{
+	return t->episode_id != NULL && t->state != BRIDGE_PLAYER_STOP &&
+	       status->error != NULL &&
+	       g_strcmp0(status->error, t->player_error) != 0 &&
+	       (strstr(status->error, "seek") != NULL ||
+	        strstr(status->error, "Decoder is dead") != NULL) &&
+	       (status->song_id != t->song_id ||
+	        status->state == BRIDGE_PLAYER_STOP);
+}
+
+/*
+ * Plays @song_id again, which the tracker then sees as the episode
+ * started again: it resumes where it was, or plays from the top if its
+ * stream cannot seek. When the failed seek was our own resume, the
+ * stream cannot seek.
+ */
+static void
+put_back(Bridge *bridge, const char *episode_id, guint song_id, const char *why)
+{
+	BridgeTracking *t = &bridge->tracking;
+	g_autoptr(GError) error = NULL;
+	const BridgeEpisode *episode =
+	        bridge_store_find_episode(bridge->store, episode_id);
+
+	if (episode == NULL || episode->listened)
+		return;
+	if (t->resume_check == 0)
+		g_message("MPD left %s when a seek failed (%s); playing it "
+		          "again",
+		          episode->title, why);
+	else
+		mark_unseekable(bridge, episode->id, episode->title, why);
+	if (!bridge_mpd_play_id(bridge->mpd, song_id, &error))
+		g_message("cannot play %s again: %s", episode->title,
+		          error->message);
+}
+
 void
 bridge_tracker_on_player(Bridge *bridge)
 {
@@ -257,11 +304,19 @@ bridge_tracker_on_player(Bridge *bridge)
 	g_autoptr(GError) error = NULL;
 	gint64 now = now_us();
 	BridgeEpisode *episode = NULL;
+	g_autofree char *dropped_id = NULL;
+	guint dropped_song = 0;
 	gboolean changed;
 
 	account(bridge, now);
 	if (!bridge_mpd_player_status(bridge->mpd, &status, &error))
 		return;
+	if (dropped_on_seek(t, &status)) {
+		dropped_id = g_strdup(t->episode_id);
+		dropped_song = t->song_id;
+	}
+	g_free(t->player_error);
+	t->player_error = g_strdup(status.error);
 	if (status.state != BRIDGE_PLAYER_STOP || status.uri != NULL)
 		episode = bridge_identity_find_by_url(bridge, status.uri);
 	/* Another song, or the same one started again after a stop. */
@@ -306,6 +361,8 @@ bridge_tracker_on_player(Bridge *bridge)
 	} else {
 		g_clear_handle_id(&t->checkpoint, g_source_remove);
 	}
+	if (dropped_id != NULL)
+		put_back(bridge, dropped_id, dropped_song, status.error);
 }
 
 void
@@ -318,6 +375,7 @@ bridge_tracker_stop(Bridge *bridge)
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
 	g_clear_handle_id(&t->resume_check, g_source_remove);
 	g_clear_pointer(&t->episode_id, g_free);
+	g_clear_pointer(&t->player_error, g_free);
 	t->state = BRIDGE_PLAYER_STOP;
 }
 
@@ -330,5 +388,6 @@ bridge_tracker_clear(Bridge *bridge)
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
 	g_clear_handle_id(&t->resume_check, g_source_remove);
 	g_clear_pointer(&t->episode_id, g_free);
+	g_clear_pointer(&t->player_error, g_free);
 	g_clear_pointer(&t->unseekable, g_hash_table_unref);
 }
