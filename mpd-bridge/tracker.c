@@ -17,6 +17,8 @@
 #define RESUME_WITHIN_MS   3000 /* a start this close to 0 is "from the top" */
 #define RESUME_FROM        10   /* seconds: less is not worth a seek */
 #define RESUME_DELAY_MS    400  /* after the start, before the seek */
+#define RETRY_DELAY_MS     1500 /* the same, when a first seek failed */
+#define RESUME_TRIES       2    /* failed resumes before giving up */
 
 static gint64
 now_us(void)
@@ -115,6 +117,40 @@ mark_unseekable(Bridge *bridge, const char *episode_id, const char *title,
 		          title, why);
 }
 
+/* Resumes of @episode_id that MPD failed since the last that took. */
+static guint
+resume_tries(const BridgeTracking *t, const char *episode_id)
+{
+	if (t->tries == NULL)
+		return 0;
+	return GPOINTER_TO_UINT(g_hash_table_lookup(t->tries, episode_id));
+}
+
+static void
+count_failed_resume(BridgeTracking *t, const char *episode_id)
+{
+	if (t->tries == NULL)
+		t->tries = g_hash_table_new_full(g_str_hash, g_str_equal,
+		                                 g_free, NULL);
+	g_hash_table_insert(t->tries, g_strdup(episode_id),
+	                    GUINT_TO_POINTER(resume_tries(t, episode_id) + 1));
+}
+
+/*
+ * Whether a resume that MPD's decoder failed (@why: MPD's answer, or NULL
+ * when MPD just dropped the song) may work when tried again. MPD 0.24's
+ * decoder fails a seek that comes as it starts the stream ("Decoder is
+ * dead", "Decoder failed to seek") when the machine is busy, and the same
+ * seek works a moment later; MPD 0.23's decoders fail only on a stream
+ * that cannot seek. "Not seekable" is final on both.
+ */
+static gboolean
+may_try_again(Bridge *bridge, const char *why)
+{
+	return bridge_mpd_protocol_at_least(bridge->mpd, 0, 24) &&
+	       (why == NULL || strstr(why, "Not seekable") == NULL);
+}
+
 static void
 resume_check_free(gpointer data)
 {
@@ -161,9 +197,15 @@ check_resumed(gpointer data)
 	    !bridge_mpd_player_status(bridge->mpd, &status, &error)) {
 		/* Nothing to learn. */
 	} else if (status.song_id != check->song_id) {
-		/* MPD dropped the song when its decoder could not seek. */
-		mark_unseekable(bridge, episode->id, episode->title,
-		                "the stream cannot seek");
+		/*
+		 * MPD dropped the song when its decoder could not seek: it
+		 * plays again, and resumes again if that may work.
+		 */
+		if (may_try_again(bridge, NULL))
+			count_failed_resume(t, episode->id);
+		else
+			mark_unseekable(bridge, episode->id, episode->title,
+			                "the stream cannot seek");
 		if (!bridge_mpd_play_id(bridge->mpd, check->song_id, &error))
 			g_message("cannot play %s again: %s", episode->title,
 			          error->message);
@@ -172,6 +214,8 @@ check_resumed(gpointer data)
 		                "the stream cannot seek");
 		rebase(bridge, &status);
 	} else {
+		if (t->tries != NULL)
+			g_hash_table_remove(t->tries, episode->id);
 		g_message("resumed %s at %u s", episode->title,
 		          check->target_s);
 	}
@@ -189,11 +233,12 @@ resume(Bridge *bridge, const BridgeEpisode *episode, guint song_id)
 	/*
 	 * A refused seek may cost the song too: with "Decoder failed to
 	 * seek" MPD drops it and plays the next, and the tracker then plays
-	 * it again, from the top.
+	 * it again (and counts the failure then).
 	 */
 	if (!bridge_mpd_seek(bridge->mpd, song_id, to, &error)) {
-		mark_unseekable(bridge, episode->id, episode->title,
-		                error->message);
+		if (!may_try_again(bridge, error->message))
+			mark_unseekable(bridge, episode->id, episode->title,
+			                error->message);
 	} else {
 		t->elapsed_ms = (gint64)to * 1000;
 		t->at = now_us();
@@ -236,18 +281,27 @@ on_resume_due(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
-/* Seeks in a moment, unless MPD has got to @below_ms by then. */
+/*
+ * Seeks in a moment, unless MPD has got to @below_ms by then. A second
+ * try waits longer; after two that failed, the episode plays from the
+ * top.
+ */
 static void
 schedule_resume(Bridge *bridge, const BridgeEpisode *episode, gint64 below_ms)
 {
 	BridgeTracking *t = &bridge->tracking;
+	guint tries = resume_tries(t, episode->id);
+	guint delay_ms = tries > 0 ? RETRY_DELAY_MS : RESUME_DELAY_MS;
 
+	if (tries >= RESUME_TRIES)
+		mark_unseekable(bridge, episode->id, episode->title,
+		                "MPD failed to seek it twice");
 	if (t->unseekable != NULL &&
 	    g_hash_table_contains(t->unseekable, episode->id))
 		return;
-	t->resume_below_ms = below_ms;
+	t->resume_below_ms = below_ms + delay_ms - RESUME_DELAY_MS;
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
-	t->resume_timer = g_timeout_add(RESUME_DELAY_MS, on_resume_due, bridge);
+	t->resume_timer = g_timeout_add(delay_ms, on_resume_due, bridge);
 }
 
 /*
@@ -272,8 +326,8 @@ dropped_on_seek(const BridgeTracking *t, const BridgePlayerStatus *status)
 /*
  * Plays @song_id again, which the tracker then sees as the episode
  * started again: it resumes where it was, or plays from the top if its
- * stream cannot seek. When the failed seek was our own resume, the
- * stream cannot seek.
+ * stream cannot seek. A failed seek of our own resume counts as one of
+ * its tries, and its check has nothing more to learn.
  */
 static void
 put_back(Bridge *bridge, const char *episode_id, guint song_id, const char *why)
@@ -289,8 +343,11 @@ put_back(Bridge *bridge, const char *episode_id, guint song_id, const char *why)
 		g_message("MPD left %s when a seek failed (%s); playing it "
 		          "again",
 		          episode->title, why);
+	else if (may_try_again(bridge, why))
+		count_failed_resume(t, episode->id);
 	else
 		mark_unseekable(bridge, episode->id, episode->title, why);
+	g_clear_handle_id(&t->resume_check, g_source_remove);
 	if (!bridge_mpd_play_id(bridge->mpd, song_id, &error))
 		g_message("cannot play %s again: %s", episode->title,
 		          error->message);
@@ -390,4 +447,5 @@ bridge_tracker_clear(Bridge *bridge)
 	g_clear_pointer(&t->episode_id, g_free);
 	g_clear_pointer(&t->player_error, g_free);
 	g_clear_pointer(&t->unseekable, g_hash_table_unref);
+	g_clear_pointer(&t->tries, g_hash_table_unref);
 }
