@@ -6,7 +6,11 @@
 #                     mpd-bridge subscribing and queueing, as mpc shows it
 #   ./build.sh test   install what is missing, build with warnings as errors,
 #                     run every test, the unit tests again under valgrind,
-#                     then every test again under ASan and UBSan
+#                     then every test again under ASan and UBSan; then all
+#                     of it but valgrind and the sanitizers again on Debian
+#                     13 (MPD 0.24), in a root made with debootstrap
+#   ./build.sh test-debian13
+#                     only the Debian 13 part
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -16,6 +20,13 @@ demo_packages=(mpd mpc python3)
 test_packages=(libjson-glib-dev libxml2-utils python3 python3-podcastparser
 	clang-format doxygen openssl mpd valgrind systemd man-db mpc ncmpcpp
 	tmux)
+
+# Debian 13 runs in a root of its own, kept between runs under build-deb13/
+# (ignored by git) and made again when it is missing or half made.
+deb13_suite=trixie
+deb13_root=$PWD/build-deb13/root
+# What the Debian 12 summaries say: this machine's system.
+host_system=$(. /etc/os-release && echo "${NAME%% *} ${VERSION_ID:-}")
 
 say() { printf '==> %s\n' "$*"; }
 
@@ -63,26 +74,34 @@ PY
 }
 
 # run_tests DIR [meson test options]. With wrapper=COMMAND set, COMMAND
-# runs each test, and meson names its log after COMMAND's program.
+# runs each test, and meson names its log after COMMAND's program. With
+# in_deb13=1, DIR is in the Debian 13 root's source tree and the tests
+# run there.
 run_tests() {
-	local dir=$1 wrapper=${wrapper:-}
+	local dir=$1 wrapper=${wrapper:-} in_deb13=${in_deb13:-}
 	shift
-	local log=testlog label=$dir output=$dir/test-output.txt
+	local log=testlog system=$host_system host_dir=$dir run=()
+	if [ -n "$in_deb13" ]; then
+		system="Debian 13"
+		host_dir=$deb13_root/src/$dir
+		run=(in_deb13)
+	fi
+	local label="$system $dir" output=$host_dir/test-output.txt
 	if [ -n "$wrapper" ]; then
 		log=testlog-$(basename "${wrapper%% *}")
-		label="$dir (${log#testlog-})"
-		output=$dir/$log-output.txt
+		label="$label (${log#testlog-})"
+		output=$host_dir/$log-output.txt
 		set -- --wrapper "$wrapper" "$@"
 	fi
 	say "testing in $label"
-	meson test -C "$dir" --print-errorlogs "$@" >"$output" 2>&1 || {
+	"${run[@]}" meson test -C "$dir" --print-errorlogs "$@" >"$output" 2>&1 || {
 		cat "$output"
-		summary "$dir/meson-logs/$log.json" "$label"
+		summary "$host_dir/meson-logs/$log.json" "$label"
 		exit 1
 	}
 	grep -E '^(Ok|Fail|Skipped|Timeout):' "$output" | tr '\n' ' '
 	echo
-	summary "$dir/meson-logs/$log.json" "$label"
+	summary "$host_dir/meson-logs/$log.json" "$label"
 }
 
 # Definite and indirect leaks are errors; GLib's own caches are not
@@ -97,6 +116,136 @@ check_format() {
 	say "checking formatting (clang-format)"
 	git ls-files '*.c' '*.h' '*.h.in' | grep -v '\.in$' |
 		xargs clang-format --dry-run --Werror
+}
+
+# Runs a command as root: itself when root, else through sudo.
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	else
+		sudo "$@"
+	fi
+}
+
+# Runs a command in the Debian 13 root, in its source tree, with a clean
+# environment: nothing of this machine's (its PATH, a python3 of its own,
+# PYTHONUNBUFFERED) leaks in. It runs in the background and is waited for,
+# so that a signal to this script runs the trap, which ends it, at once.
+in_deb13() {
+	as_root chroot "$deb13_root" /usr/bin/env -i \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive \
+		sh -c 'cd /src 2>/dev/null || cd /; exec "$@"' sh "$@" &
+	wait $!
+}
+
+# The mirror this machine's apt uses for its own release, so that the root
+# comes from the same package source; Debian's own when apt says none.
+deb13_mirror() {
+	local codename uri
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	uri=$(apt-get indextargets --format '$(REPO_URI)' \
+		"Release: $codename" 'Identifier: Packages' 2>/dev/null |
+		head -n 1)
+	echo "${uri:-http://deb.debian.org/debian/}"
+}
+
+# Ends what still runs in the root (a test's MPD after Ctrl-C) and takes
+# down every mount in it, the root's own bind mount last. Also the trap on
+# exit, failure and interruption included.
+deb13_unmount() {
+	local dir pid
+	[ -d "$deb13_root" ] || return 0
+	for dir in /proc/[0-9]*; do
+		[ "$(readlink "$dir/root" 2>/dev/null)" = "$deb13_root" ] || continue
+		pid=${dir#/proc/}
+		as_root kill -KILL "$pid" 2>/dev/null || true
+	done
+	if mountpoint -q "$deb13_root" ||
+		grep -qF " $deb13_root/" /proc/self/mounts; then
+		as_root umount -R "$deb13_root" 2>/dev/null ||
+			as_root umount -R -l "$deb13_root"
+	fi
+}
+
+# The root is a mount point of its own (a bind mount onto itself), so
+# that "unshare --mount" works inside, as test-disk-faults needs; proc,
+# /dev, /dev/pts and a /dev/shm of its own go on top.
+deb13_mount() {
+	deb13_unmount
+	trap deb13_unmount EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	as_root mount --bind "$deb13_root" "$deb13_root"
+	as_root mount -t proc proc "$deb13_root/proc"
+	as_root mount --bind /dev "$deb13_root/dev"
+	as_root mount --bind /dev/pts "$deb13_root/dev/pts"
+	as_root mount -t tmpfs -o mode=1777,nosuid,nodev shm "$deb13_root/dev/shm"
+}
+
+# debootstrap once; a root that is missing its stamp was left half made
+# and is made again. Then the packages of build_packages and test_packages
+# that it lacks, with apt-get as on this machine.
+deb13_prepare() {
+	local stamp=$deb13_root.ok mirror missing pkg
+	if [ ! -f "$stamp" ]; then
+		deb13_unmount
+		as_root rm -rf --one-file-system "$deb13_root"
+		mkdir -p "$(dirname "$deb13_root")"
+		mirror=$(deb13_mirror)
+		say "making a Debian 13 root from $mirror (debootstrap)"
+		as_root debootstrap --variant=minbase "$deb13_suite" \
+			"$deb13_root" "$mirror" >"$deb13_root.log" 2>&1 || {
+			cat "$deb13_root.log"
+			exit 1
+		}
+		# Installing mpd must not start a system MPD in the root.
+		printf '#!/bin/sh\nexit 101\n' |
+			as_root tee "$deb13_root/usr/sbin/policy-rc.d" >/dev/null
+		as_root chmod 755 "$deb13_root/usr/sbin/policy-rc.d"
+		as_root touch "$stamp"
+	fi
+	deb13_mount
+	as_root cp -L /etc/resolv.conf "$deb13_root/etc/resolv.conf"
+	missing=()
+	for pkg in $(printf '%s\n' "${build_packages[@]}" \
+		"${test_packages[@]}" | sort -u); do
+		in_deb13 dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$pkg")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		say "installing in Debian 13: ${missing[*]}"
+		in_deb13 apt-get update -qq
+		in_deb13 apt-get install -y -qq --no-install-recommends \
+			"${missing[@]}" >/dev/null
+		in_deb13 apt-get clean
+	fi
+}
+
+# The tracked tree (and new files not yet added) as it is now, copied into
+# the root: a bind mount would show the root inside itself.
+deb13_copy_source() {
+	as_root rm -rf --one-file-system "$deb13_root/src"
+	as_root mkdir "$deb13_root/src"
+	git ls-files -z --cached --others --exclude-standard |
+		tar --null -T - --ignore-failed-read -cf - 2>/dev/null |
+		as_root tar -xf - -C "$deb13_root/src"
+}
+
+# Every test again on Debian 13 (MPD 0.24, GLib 2.84, curl 8.14), warnings
+# as errors; no valgrind or sanitizer passes.
+test_deb13() {
+	local start=$SECONDS
+	install_missing debootstrap
+	deb13_prepare
+	deb13_copy_source
+	say "building in Debian 13's build-test/ with warnings as errors"
+	in_deb13 meson setup build-test -Dwerror=true -Ddocs=true >/dev/null
+	in_deb13 ninja -C build-test >/dev/null
+	in_deb13=1 run_tests build-test
+	deb13_unmount
+	trap - EXIT INT TERM
+	say "the Debian 13 part took $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"
 }
 
 case "${1:-}" in
@@ -125,9 +274,14 @@ test)
 	LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		run_tests build-asan
+	test_deb13
+	say "./build.sh test took $((SECONDS / 60)) min $((SECONDS % 60)) s"
+	;;
+test-debian13)
+	test_deb13
 	;;
 *)
-	echo "usage: ./build.sh run|test" >&2
+	echo "usage: ./build.sh run|test|test-debian13" >&2
 	exit 2
 	;;
 esac

@@ -27,6 +27,10 @@ typedef struct {
 	gboolean held;          /* the episode was first seen paused: MPD's
 	                           restored state, not the listener's yet */
 	GHashTable *unseekable; /* episode ids whose seek failed, logged */
+	GHashTable *tries;      /* episode id -> resumes MPD failed since the
+	                           last that took; NULL until the first */
+	char *player_error;     /* MPD's player error at the last event;
+	                           NULL: none */
 } BridgeTracking;
 
 /* Where playlists go as files (playlist-files.c). */

@@ -306,6 +306,7 @@ on_connect(gpointer data)
 {
 	BridgeMpd *self = data;
 	struct mpd_connection *conn;
+	const unsigned *version;
 
 	self->connect_id = 0;
 	flush_lost(self);
@@ -330,9 +331,11 @@ on_connect(gpointer data)
 
 	self->conn = conn;
 	self->backoff_ms = FIRST_BACKOFF_MS;
-	g_message("%s %s",
+	version = mpd_connection_get_server_version(conn);
+	/* MPD 0.23 and 0.24 differ where users see it: docs/mpd-versions.md */
+	g_message("%s %s, protocol %u.%u.%u",
 	          self->ever_connected ? "reconnected to" : "connected to",
-	          self->where);
+	          self->where, version[0], version[1], version[2]);
 	self->ever_connected = TRUE;
 	if (self->on_state != NULL) {
 		self->depth++;
@@ -475,6 +478,15 @@ bridge_mpd_is_connected(const BridgeMpd *mpd)
 	g_return_val_if_fail(mpd != NULL, FALSE);
 
 	return mpd->conn != NULL;
+}
+
+gboolean
+bridge_mpd_protocol_at_least(const BridgeMpd *mpd, guint major, guint minor)
+{
+	g_return_val_if_fail(mpd != NULL, FALSE);
+
+	return mpd->conn != NULL && mpd_connection_cmp_server_version(
+	                                    mpd->conn, major, minor, 0) >= 0;
 }
 
 /*
@@ -733,7 +745,8 @@ bridge_mpd_player_status(BridgeMpd *mpd, BridgePlayerStatus *status,
 	g_return_val_if_fail(status != NULL, FALSE);
 	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
 
-	*status = (BridgePlayerStatus){ BRIDGE_PLAYER_STOP, 0, NULL, 0, 0 };
+	*status =
+	        (BridgePlayerStatus){ BRIDGE_PLAYER_STOP, 0, NULL, 0, 0, NULL };
 	if (!begin_command(mpd, error))
 		return FALSE;
 	st = mpd_run_status(mpd->conn);
@@ -755,6 +768,7 @@ bridge_mpd_player_status(BridgeMpd *mpd, BridgePlayerStatus *status,
 	}
 	status->elapsed_ms = mpd_status_get_elapsed_ms(st);
 	status->duration_ms = mpd_status_get_total_time(st) * 1000;
+	status->error = g_strdup(mpd_status_get_error(st));
 	mpd_status_free(st);
 	song = mpd_run_current_song(mpd->conn);
 	if (song != NULL) {
@@ -776,6 +790,7 @@ void
 bridge_player_status_clear(BridgePlayerStatus *status)
 {
 	g_clear_pointer(&status->uri, g_free);
+	g_clear_pointer(&status->error, g_free);
 }
 
 gboolean

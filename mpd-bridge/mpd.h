@@ -122,6 +122,15 @@ gboolean
 bridge_mpd_is_connected(const BridgeMpd *mpd);
 
 /*
+ * Whether MPD's protocol version, as its greeting gave it, is at least
+ * @major.@minor (MPD 0.23.12 says 0.23.5, MPD 0.24.4 says 0.24.0). FALSE
+ * while not connected. Where MPD 0.23 and 0.24 differ for the bridge:
+ * docs/mpd-versions.md.
+ */
+gboolean
+bridge_mpd_protocol_at_least(const BridgeMpd *mpd, guint major, guint minor);
+
+/*
  * Makes the stored playlist @name hold exactly @uris, in order: one command
  * list deletes it (when listplaylists shows it) and adds each URI with
  * playlistadd, so other clients never see it half made. Very long lists go
@@ -231,6 +240,8 @@ typedef struct {
 	char *uri;         /* of the current song; NULL when none */
 	guint elapsed_ms;  /* into the current song */
 	guint duration_ms; /* 0 when unknown */
+	char *error;       /* MPD's player error ("Decoder failed to seek"),
+	                      until a command clears it; NULL when none */
 } BridgePlayerStatus;
 
 /* Asks MPD what it plays (status and currentsong). */

@@ -17,6 +17,8 @@
 #define RESUME_WITHIN_MS   3000 /* a start this close to 0 is "from the top" */
 #define RESUME_FROM        10   /* seconds: less is not worth a seek */
 #define RESUME_DELAY_MS    400  /* after the start, before the seek */
+#define RETRY_DELAY_MS     1500 /* the same, when a first seek failed */
+#define RESUME_TRIES       2    /* failed resumes before giving up */
 
 static gint64
 now_us(void)
@@ -115,6 +117,40 @@ mark_unseekable(Bridge *bridge, const char *episode_id, const char *title,
 		          title, why);
 }
 
+/* Resumes of @episode_id that MPD failed since the last that took. */
+static guint
+resume_tries(const BridgeTracking *t, const char *episode_id)
+{
+	if (t->tries == NULL)
+		return 0;
+	return GPOINTER_TO_UINT(g_hash_table_lookup(t->tries, episode_id));
+}
+
+static void
+count_failed_resume(BridgeTracking *t, const char *episode_id)
+{
+	if (t->tries == NULL)
+		t->tries = g_hash_table_new_full(g_str_hash, g_str_equal,
+		                                 g_free, NULL);
+	g_hash_table_insert(t->tries, g_strdup(episode_id),
+	                    GUINT_TO_POINTER(resume_tries(t, episode_id) + 1));
+}
+
+/*
+ * Whether a resume that MPD's decoder failed (@why: MPD's answer, or NULL
+ * when MPD just dropped the song) may work when tried again. MPD 0.24's
+ * decoder fails a seek that comes as it starts the stream ("Decoder is
+ * dead", "Decoder failed to seek") when the machine is busy, and the same
+ * seek works a moment later; MPD 0.23's decoders fail only on a stream
+ * that cannot seek. "Not seekable" is final on both.
+ */
+static gboolean
+may_try_again(Bridge *bridge, const char *why)
+{
+	return bridge_mpd_protocol_at_least(bridge->mpd, 0, 24) &&
+	       (why == NULL || strstr(why, "Not seekable") == NULL);
+}
+
 static void
 resume_check_free(gpointer data)
 {
@@ -122,6 +158,23 @@ resume_check_free(gpointer data)
 
 	g_free(check->episode_id);
 	g_free(check);
+}
+
+/*
+ * A seek MPD took said the song was at its target, and no event says
+ * that the song plays on from the top instead (MPD 0.24 does that with an
+ * MP3 it cannot seek): the position counts from where MPD really is.
+ */
+static void
+rebase(Bridge *bridge, const BridgePlayerStatus *status)
+{
+	BridgeTracking *t = &bridge->tracking;
+
+	if (t->song_id != status->song_id || t->state != status->state)
+		return;
+	t->elapsed_ms = status->elapsed_ms;
+	t->at = now_us();
+	account(bridge, t->at);
 }
 
 /*
@@ -133,26 +186,36 @@ check_resumed(gpointer data)
 {
 	ResumeCheck *check = data;
 	Bridge *bridge = check->bridge;
+	BridgeTracking *t = &bridge->tracking;
 	g_auto(BridgePlayerStatus) status = { 0 };
 	g_autoptr(GError) error = NULL;
 	const BridgeEpisode *episode =
 	        bridge_store_find_episode(bridge->store, check->episode_id);
 
-	bridge->tracking.resume_check = 0;
+	t->resume_check = 0;
 	if (episode == NULL || bridge->mpd == NULL ||
 	    !bridge_mpd_player_status(bridge->mpd, &status, &error)) {
 		/* Nothing to learn. */
 	} else if (status.song_id != check->song_id) {
-		/* MPD dropped the song when its decoder could not seek. */
-		mark_unseekable(bridge, episode->id, episode->title,
-		                "the stream cannot seek");
+		/*
+		 * MPD dropped the song when its decoder could not seek: it
+		 * plays again, and resumes again if that may work.
+		 */
+		if (may_try_again(bridge, NULL))
+			count_failed_resume(t, episode->id);
+		else
+			mark_unseekable(bridge, episode->id, episode->title,
+			                "the stream cannot seek");
 		if (!bridge_mpd_play_id(bridge->mpd, check->song_id, &error))
 			g_message("cannot play %s again: %s", episode->title,
 			          error->message);
 	} else if (status.elapsed_ms / 1000 + RESUME_BEFORE < check->target_s) {
 		mark_unseekable(bridge, episode->id, episode->title,
 		                "the stream cannot seek");
+		rebase(bridge, &status);
 	} else {
+		if (t->tries != NULL)
+			g_hash_table_remove(t->tries, episode->id);
 		g_message("resumed %s at %u s", episode->title,
 		          check->target_s);
 	}
@@ -169,12 +232,13 @@ resume(Bridge *bridge, const BridgeEpisode *episode, guint song_id)
 
 	/*
 	 * A refused seek may cost the song too: with "Decoder failed to
-	 * seek" MPD drops it and plays the next, and the check then plays it
-	 * again, from the top.
+	 * seek" MPD drops it and plays the next, and the tracker then plays
+	 * it again (and counts the failure then).
 	 */
 	if (!bridge_mpd_seek(bridge->mpd, song_id, to, &error)) {
-		mark_unseekable(bridge, episode->id, episode->title,
-		                error->message);
+		if (!may_try_again(bridge, error->message))
+			mark_unseekable(bridge, episode->id, episode->title,
+			                error->message);
 	} else {
 		t->elapsed_ms = (gint64)to * 1000;
 		t->at = now_us();
@@ -217,18 +281,76 @@ on_resume_due(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
-/* Seeks in a moment, unless MPD has got to @below_ms by then. */
+/*
+ * Seeks in a moment, unless MPD has got to @below_ms by then. A second
+ * try waits longer; after two that failed, the episode plays from the
+ * top.
+ */
 static void
 schedule_resume(Bridge *bridge, const BridgeEpisode *episode, gint64 below_ms)
 {
 	BridgeTracking *t = &bridge->tracking;
+	guint tries = resume_tries(t, episode->id);
+	guint delay_ms = tries > 0 ? RETRY_DELAY_MS : RESUME_DELAY_MS;
 
+	if (tries >= RESUME_TRIES)
+		mark_unseekable(bridge, episode->id, episode->title,
+		                "MPD failed to seek it twice");
 	if (t->unseekable != NULL &&
 	    g_hash_table_contains(t->unseekable, episode->id))
 		return;
-	t->resume_below_ms = below_ms;
+	t->resume_below_ms = below_ms + delay_ms - RESUME_DELAY_MS;
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
-	t->resume_timer = g_timeout_add(RESUME_DELAY_MS, on_resume_due, bridge);
+	t->resume_timer = g_timeout_add(delay_ms, on_resume_due, bridge);
+}
+
+/*
+ * MPD gave up the episode it was on because a seek failed in its decoder:
+ * it answers "Decoder failed to seek" (or "Decoder is dead") and plays the
+ * next song, or stops. MPD 0.24.4 does this with a seek back in a remote
+ * MP3, 0.23 with a seek in a stream that cannot seek. The error is new at
+ * this event: MPD keeps it until the next play, seek or skip.
+ */
+static gboolean
+dropped_on_seek(const BridgeTracking *t, const BridgePlayerStatus *status)
+{
+	return t->episode_id != NULL && t->state != BRIDGE_PLAYER_STOP &&
+	       status->error != NULL &&
+	       g_strcmp0(status->error, t->player_error) != 0 &&
+	       (strstr(status->error, "seek") != NULL ||
+	        strstr(status->error, "Decoder is dead") != NULL) &&
+	       (status->song_id != t->song_id ||
+	        status->state == BRIDGE_PLAYER_STOP);
+}
+
+/*
+ * Plays @song_id again, which the tracker then sees as the episode
+ * started again: it resumes where it was, or plays from the top if its
+ * stream cannot seek. A failed seek of our own resume counts as one of
+ * its tries, and its check has nothing more to learn.
+ */
+static void
+put_back(Bridge *bridge, const char *episode_id, guint song_id, const char *why)
+{
+	BridgeTracking *t = &bridge->tracking;
+	g_autoptr(GError) error = NULL;
+	const BridgeEpisode *episode =
+	        bridge_store_find_episode(bridge->store, episode_id);
+
+	if (episode == NULL || episode->listened)
+		return;
+	if (t->resume_check == 0)
+		g_message("MPD left %s when a seek failed (%s); playing it "
+		          "again",
+		          episode->title, why);
+	else if (may_try_again(bridge, why))
+		count_failed_resume(t, episode->id);
+	else
+		mark_unseekable(bridge, episode->id, episode->title, why);
+	g_clear_handle_id(&t->resume_check, g_source_remove);
+	if (!bridge_mpd_play_id(bridge->mpd, song_id, &error))
+		g_message("cannot play %s again: %s", episode->title,
+		          error->message);
 }
 
 void
@@ -239,11 +361,19 @@ bridge_tracker_on_player(Bridge *bridge)
 	g_autoptr(GError) error = NULL;
 	gint64 now = now_us();
 	BridgeEpisode *episode = NULL;
+	g_autofree char *dropped_id = NULL;
+	guint dropped_song = 0;
 	gboolean changed;
 
 	account(bridge, now);
 	if (!bridge_mpd_player_status(bridge->mpd, &status, &error))
 		return;
+	if (dropped_on_seek(t, &status)) {
+		dropped_id = g_strdup(t->episode_id);
+		dropped_song = t->song_id;
+	}
+	g_free(t->player_error);
+	t->player_error = g_strdup(status.error);
 	if (status.state != BRIDGE_PLAYER_STOP || status.uri != NULL)
 		episode = bridge_identity_find_by_url(bridge, status.uri);
 	/* Another song, or the same one started again after a stop. */
@@ -288,6 +418,8 @@ bridge_tracker_on_player(Bridge *bridge)
 	} else {
 		g_clear_handle_id(&t->checkpoint, g_source_remove);
 	}
+	if (dropped_id != NULL)
+		put_back(bridge, dropped_id, dropped_song, status.error);
 }
 
 void
@@ -300,6 +432,7 @@ bridge_tracker_stop(Bridge *bridge)
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
 	g_clear_handle_id(&t->resume_check, g_source_remove);
 	g_clear_pointer(&t->episode_id, g_free);
+	g_clear_pointer(&t->player_error, g_free);
 	t->state = BRIDGE_PLAYER_STOP;
 }
 
@@ -312,5 +445,7 @@ bridge_tracker_clear(Bridge *bridge)
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
 	g_clear_handle_id(&t->resume_check, g_source_remove);
 	g_clear_pointer(&t->episode_id, g_free);
+	g_clear_pointer(&t->player_error, g_free);
 	g_clear_pointer(&t->unseekable, g_hash_table_unref);
+	g_clear_pointer(&t->tries, g_hash_table_unref);
 }

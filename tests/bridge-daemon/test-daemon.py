@@ -180,9 +180,9 @@ def t_retag_on_play(w):
     os.makedirs(media)
     write_tone(os.path.join(media, "tone.wav"))
     server = subprocess.Popen(
-        ["/usr/bin/python3", "-m", "http.server", "--bind", "127.0.0.1",
-         "0"], cwd=media, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        text=True)
+        ["/usr/bin/python3", "-u", "-m", "http.server", "--bind",
+         "127.0.0.1", "0"], cwd=media, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, text=True)
     try:
         port = int(server.stdout.readline().split(" port ")[1].split()[0])
         with open(os.path.join(media, "feed.xml"), "w") as f:
@@ -315,8 +315,8 @@ class Site:
         self.dir = os.path.join(w.root, name)
         os.makedirs(self.dir)
         self.server = subprocess.Popen(
-            ["/usr/bin/python3", "-m", "http.server", "--bind", "127.0.0.1",
-             "0"], cwd=self.dir, stdout=subprocess.PIPE,
+            ["/usr/bin/python3", "-u", "-m", "http.server", "--bind",
+             "127.0.0.1", "0"], cwd=self.dir, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, text=True)
         line = self.server.stdout.readline()
         self.port = int(line.split(" port ")[1].split()[0])

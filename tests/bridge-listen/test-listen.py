@@ -2,10 +2,11 @@
 """mpd-bridge's listening tracker end to end.
 
 A private MPD that plays in real time (a null output with sync), a loopback
-HTTP server of our own that serves a feed and WAV episodes and answers range
-requests (without them MPD cannot seek a stream), and the daemon. Episodes
-are played, sought, paused and stopped through MPD's protocol, as any client
-would; the test then looks at what `mpd-bridge episodes --json` says.
+HTTP server of our own that serves a feed and WAV and MP3 episodes and
+answers range requests (without them MPD cannot seek a stream), and the
+daemon. Episodes are played, sought, paused and stopped through MPD's
+protocol, as any client would; the test then looks at what `mpd-bridge
+episodes --json` says.
 
 Prints TAP. Standard library only. Needs mpd (Debian's package) and
 MPD_BRIDGE, the built mpd-bridge; without them every test fails.
@@ -48,6 +49,20 @@ GUID = "urn:listen-test:"   # then ep1, ep2, …: absolute, kept as they are
 TOLERANCE = 2.0   # seconds between a saved position and MPD's elapsed
 
 
+def make_mp3(seconds, stereo=False):
+    """Silence as MPEG-1 Layer III at 32 kbps, no Xing header: frames of
+    1152 samples whose side information (all zero) gives each granule no
+    bits, which any decoder plays as silence. MPD takes its length from
+    its size: 4 kB a second. Mono is 32 kHz (144-byte frames); stereo is
+    48 kHz (96-byte frames), whose decoded sound is three times as big:
+    MPD's 4 MiB buffer then holds only some 20 s of it."""
+    if stereo:
+        frame, rate = b"\xff\xfb\x14\x00" + bytes(92), 48000
+    else:
+        frame, rate = b"\xff\xfb\x18\xc0" + bytes(140), 32000
+    return frame * -(-seconds * rate // 1152)
+
+
 def make_wav(seconds):
     """A 500 Hz square wave, 8 kHz mono 16 bit: 16 kB a second."""
     period = struct.pack("<16h", *([3000] * 8 + [-3000] * 8))
@@ -64,12 +79,15 @@ def make_wav(seconds):
 EPISODES = [
     ("ep1", "First episode", "/ep1.wav"),
     ("ep2", "Second episode", "/ep2.wav"),
-    ("ep3", "Third episode", "/ep3.wav"),
+    # An MP3: MPD 0.24 decodes it with mpg123, 0.23 with mad.
+    ("ep3", "Third episode", "/ep3.mp3"),
     # Its enclosure carries a Chartable tracking prefix; MPD is given the
     # plain URL.
     ("ep4", "Fourth episode", "/ep4.wav"),
-    # Served without range support: MPD cannot seek it.
-    ("ep5", "Fifth episode", "/noseek/ep5.wav"),
+    # An MP3 served without range support: MPD cannot seek it. (MPD 0.24
+    # decodes WAV with FFmpeg, which seeks such a stream forward by
+    # reading it; neither MPD seeks an MP3 that way.)
+    ("ep5", "Fifth episode", "/noseek/ep5.mp3"),
 ]
 
 
@@ -77,6 +95,10 @@ def enclosure(port, guid, path):
     if guid == "ep4":
         return f"https://chtbl.com/track/T3ST/127.0.0.1:{port}{path}"
     return f"http://127.0.0.1:{port}{path}"
+
+
+def media_type(path):
+    return "audio/mpeg" if path.endswith(".mp3") else "audio/wav"
 
 
 def make_feed(port, size, tag=""):
@@ -88,7 +110,7 @@ def make_feed(port, size, tag=""):
             "</pubDate>"
             f"<itunes:duration>{DURATION}</itunes:duration>"
             f'<enclosure url="{enclosure(port, guid, path)}" '
-            f'length="{size}" type="audio/wav"/></item>')
+            f'length="{size}" type="{media_type(path)}"/></item>')
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             '<rss version="2.0" '
             'xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd">'
@@ -102,8 +124,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     /feed.xml                 the feed
     /epN.wav                  an episode; 206 to a Range request
-    /noseek/epN.wav           the same bytes, ignoring Range, no
-                              Accept-Ranges (as python's http.server)
+    /epN.mp3                  an MP3 of silence as long; 206 to a Range
+                              request
+    /noseek/epN.mp3           another, ignoring Range, no Accept-Ranges
+                              (as python's http.server)
     /redirect.mp3/HOST/PATH   a 302 to http://HOST/PATH, as a podtrac-like
                               measurement prefix does
     """
@@ -144,9 +168,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             target = "http://" + path[len("/redirect.mp3/"):]
             body = self.simple(302, extra=[("Location", target)])
         elif path in {p for _, _, p in EPISODES if "/noseek/" not in p}:
-            body = self.ranged(wav)
+            if path.endswith(".mp3"):
+                body = self.ranged(self.server.mp3_stereo, "audio/mpeg")
+            else:
+                body = self.ranged(wav)
         elif path in {p for _, _, p in EPISODES if "/noseek/" in p}:
-            body = self.simple(200, wav, "audio/wav")
+            body = self.simple(200, self.server.mp3, "audio/mpeg")
         else:
             body = self.simple(404, b"not here\n")
         if head:
@@ -159,12 +186,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
-    def ranged(self, data):
+    def ranged(self, data, ctype="audio/wav"):
         total = len(data)
         accept = [("Accept-Ranges", "bytes")]
         header = self.headers.get("Range")
         if header is None:
-            return self.simple(200, data, "audio/wav", accept)
+            return self.simple(200, data, ctype, accept)
         m = re.fullmatch(r"\s*bytes=(\d*)-(\d*)\s*", header)
         if m is None or (m.group(1) == "" and m.group(2) == ""):
             return self.simple(416, b"", "text/plain",
@@ -178,7 +205,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if start >= total or end < start:
             return self.simple(416, b"", "text/plain",
                                [("Content-Range", f"bytes */{total}")])
-        return self.simple(206, data[start:end + 1], "audio/wav",
+        return self.simple(206, data[start:end + 1], ctype,
                            accept + [("Content-Range",
                                       f"bytes {start}-{end}/{total}")])
 
@@ -191,6 +218,8 @@ class Server(http.server.ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), Handler)
         self.port = self.server_address[1]
         self.wav = make_wav(DURATION)
+        self.mp3 = make_mp3(DURATION)
+        self.mp3_stereo = make_mp3(DURATION, stereo=True)
         self.requests = []
         self.guid_tag = ""   # appended to every guid of the feed
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
@@ -610,7 +639,9 @@ def t_unseekable_logged_once(w):
               f"cannot seek): 3 s later MPD is {s.get('state')}, song "
               f"{s.get('songid')} (ep5 is {ep5}), elapsed "
               f"{s.get('elapsed')}; MPD log: {mpd_log_tail(w)}")
-        w.mpd.command(f"playid {ep2}")
+        # Saved where it got to from the top, not where the seek aimed.
+        heard = float(w.mpd.status(f"playid {ep2}")["elapsed"])
+        wait_position(w, "ep5", heard, f"ep5's position after start {attempt}")
         time.sleep(1)
         logged.append(about_ep5(w.log().splitlines()[mark:]))
     w.mpd.command("stop")
@@ -623,15 +654,54 @@ def t_unseekable_logged_once(w):
           f"to seek it, not 1: {logged}")
     check(logged[1] == [],
           f"the second start of ep5 tried to seek it again: {logged[1]}")
-    # The premise: MPD really cannot seek this stream.
+    # The premise: MPD really cannot seek this stream. It refuses the seek
+    # ("Not seekable"), or takes it and plays on from the top.
     w.mpd.command(f"playid {ep5}")
     time.sleep(1)
-    w.mpd.command("seekcur 60")
+    try:
+        w.mpd.command("seekcur 60")
+    except RuntimeError:
+        pass
     time.sleep(2)
     s = w.mpd.status()
     w.mpd.command("stop")
     check(float(s.get("elapsed", "0")) < 50,
           f"MPD sought the stream served without ranges: {s}")
+
+
+def t_failed_seek_put_back(w):
+    """a seek that MPD's decoder fails, which MPD answers by playing the
+    next song (MPD 0.24.4 with a seek back in a remote MP3), leaves the
+    episode playing on from where it was"""
+    # From the top, with no resume of the daemon's: the seek to 60 s is
+    # forward.
+    r = w.bridge("mark", "new", GUID + "ep3")
+    check(r.returncode == 0, f"mark new ep3: {r.stderr}")
+    ep3, ep1 = queue(w, url_of(w, "ep3"), url_of(w, "ep1"))
+    play(w, ep3)
+    time.sleep(1)
+    w.mpd.command("seekcur 60")
+    play_until(w, 62, 10)
+    # MPD's decoder is still in the song then, some 20 s ahead of play.
+    try:
+        w.mpd.command("seekcur 30")
+        refused = None
+    except RuntimeError as e:
+        refused = str(e)
+    time.sleep(3)
+    s = w.mpd.status()
+    w.mpd.command("stop")
+    print(f"# the seek back from 62 s to 30 s: {refused or 'done'}; 3 s "
+          f"later MPD is at {s.get('elapsed')} s of song "
+          f"{s.get('songid')} (ep3 is {ep3})")
+    check(s.get("state") == "play" and s.get("songid") == ep3,
+          f"3 s after the seek back ({refused or 'done'}), MPD is "
+          f"{s.get('state')}, song {s.get('songid')} (ep3 is {ep3}, then "
+          f"ep1 {ep1}); MPD log: {mpd_log_tail(w)}")
+    if refused:
+        check(float(s.get("elapsed", "0")) >= 50,
+              f"after the refused seek back, ep3 plays again at "
+              f"{s.get('elapsed')} s, not where it was (62 s)")
 
 
 def t_status(w):
@@ -735,7 +805,8 @@ def t_guid_change(w):
 TESTS = [t_stop_keeps_position, t_stopped_position_kept, t_resume_on_play,
          t_pause_and_song_change, t_listened_at_end, t_checkpoint_survives_kill, t_shutdown_saves,
          t_mpd_restart, t_redirect_prefix, t_feed_prefix,
-         t_unseekable_logged_once, t_status, t_state_filter, t_mark,
+         t_unseekable_logged_once, t_failed_seek_put_back, t_status,
+         t_state_filter, t_mark,
          t_guid_change]
 
 
