@@ -251,7 +251,12 @@ bridge_playlist_files_any_edited(Bridge *bridge)
 	return FALSE;
 }
 
-/* An empty hidden playlist deleted through MPD: MPD tells every client. */
+/*
+ * A playlist deleted through MPD: MPD tells every client. It is a link
+ * to nothing, which MPD deletes but never lists (it lists only what it
+ * can open), so that no client sees it come and go: one that lists
+ * playlists just then would ask for one that is gone.
+ */
 void
 bridge_playlist_files_notify(Bridge *bridge)
 {
@@ -264,8 +269,13 @@ bridge_playlist_files_notify(Bridge *bridge)
 		return;
 	files->unsaid = FALSE;
 	path = bridge_playlist_files_path(files->directory, NOTIFY_NAME);
-	if (!bridge_playlist_files_write_path(path, "", 0, &error) ||
-	    !bridge_mpd_delete_playlist(bridge->mpd, NOTIFY_NAME, &error)) {
+	g_unlink(path);
+	if (symlink(NOTIFY_NAME ".nothing", path) != 0) {
+		g_debug("cannot tell clients that playlists changed: %s: %s",
+		        path, g_strerror(errno));
+		return;
+	}
+	if (!bridge_mpd_delete_playlist(bridge->mpd, NOTIFY_NAME, &error)) {
 		g_debug("cannot tell clients that playlists changed: %s",
 		        error->message);
 		g_unlink(path);

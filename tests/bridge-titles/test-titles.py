@@ -26,6 +26,7 @@ import socket
 import stat
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -361,6 +362,37 @@ def quiet(w, seconds):
             events.append(line)
 
 
+def t_clients_told(w):
+    """Clients learn of playlists written as files: a client idle on
+    stored_playlist wakes when mpd-bridge stars an episode, and the
+    playlist that makes MPD say so is never listed"""
+    episode = w.show.by_number(12)
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(10)
+        s.connect(w.mpd.socket)
+        f = s.makefile("rwb")
+        f.readline()
+        f.write(b"idle stored_playlist\n")
+        f.flush()
+        hidden = []
+
+        def star_and_list():
+            w.daemon.ok("star", episode.guid)
+            for _ in range(50):
+                hidden.extend(n for n in w.mpd.values("listplaylists",
+                                                      "playlist")
+                              if n.startswith("."))
+        worker = threading.Thread(target=star_and_list)
+        worker.start()
+        ready, _, _ = select.select([s], [], [], 10)
+        worker.join()
+        check(ready, "no stored_playlist event within 10 s of star")
+        check(f.readline().decode().strip() == "changed: stored_playlist",
+              "MPD said something else")
+    check(hidden == [], f"hidden playlists were listed: {set(hidden)}")
+    w.daemon.ok("unstar", episode.guid)
+
+
 def t_thousand(w):
     """1,000 entries loaded at once are all titled, and then the queue's
     version stays the same for 2 s: the daemon does not feed on its own
@@ -453,8 +485,8 @@ def t_discovery(w):
         d.close()
 
 
-TESTS = [t_podcast, t_new, t_starred, t_later, t_named_list, t_load,
-         t_load_one, t_add_url, t_add_podtrac, t_bridge_queue,
+TESTS = [t_podcast, t_new, t_starred, t_later, t_named_list, t_clients_told,
+         t_load, t_load_one, t_add_url, t_add_podtrac, t_bridge_queue,
          t_play_while_titling, t_hostile_state, t_hostile_feed,
          t_client_edit, t_thousand, t_unreachable, t_discovery]
 
