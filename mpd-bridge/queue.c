@@ -104,11 +104,10 @@ static guint
 needs_tags(BridgeQueueTitles *q, const BridgeQueueSong *song,
            const BridgeTags *tags)
 {
-	guint times;
-
 	gpointer id = GUINT_TO_POINTER(song->id);
 	g_autofree char *want = bridge_mpd_tags_key(tags);
 	const char *settled;
+	guint times;
 
 	if (strcmp(want, song->tags_key) == 0) {
 		if (q->settled != NULL)
@@ -142,6 +141,7 @@ bridge_queue_on_change(Bridge *bridge)
 	g_autoptr(GHashTable) index = NULL;
 	g_autoptr(GError) error = NULL;
 	GHashTable *retagged;
+	guint version;
 	Retag retag = {
 		g_array_new(FALSE, FALSE, sizeof(guint)),
 		g_array_new(FALSE, FALSE, sizeof(BridgeTags)),
@@ -150,11 +150,13 @@ bridge_queue_on_change(Bridge *bridge)
 
 	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd))
 		goto out;
-	if (!bridge_mpd_queue_changes(bridge->mpd, q->version, &q->version,
-	                              &songs, &error)) {
+	/* A look that fails leaves the version: the next one sees it all. */
+	if (!bridge_mpd_queue_changes(bridge->mpd, q->version, &version, &songs,
+	                              &error)) {
 		g_message("cannot look at MPD's queue: %s", error->message);
 		goto out;
 	}
+	q->version = version;
 	retagged = g_hash_table_new(NULL, NULL);
 	for (guint i = 0; i < songs->len; i++) {
 		const BridgeQueueSong *song = songs->pdata[i];
