@@ -351,13 +351,15 @@ def queue(w, *uris):
 
 
 def play(w, song_id):
-    """playid, then waits until MPD plays that song."""
+    """playid, then waits until MPD has played half a second of that song:
+    MPD 0.24 may refuse a seek that comes as its decoder starts ("Decoder
+    is dead") and stop, and the tests seek right after this."""
     w.mpd.command(f"playid {song_id}")
 
     def playing():
         s = w.mpd.status()
         return s.get("state") == "play" and s.get("songid") == song_id and \
-            "elapsed" in s
+            float(s.get("elapsed", "0")) >= 0.5
     wait_until(playing, 15, f"MPD to play song {song_id}")
 
 
