@@ -103,6 +103,8 @@ read_file(BridgeConfig *config, GKeyFile *file, GError **error)
 	                 &config->playlist_directory, error) ||
 	    !read_string(file, GROUP_BRIDGE, "state_file", &config->state_path,
 	                 error) ||
+	    !read_string(file, GROUP_BRIDGE, "cache_directory",
+	                 &config->cache_directory, error) ||
 	    !read_uint(file, GROUP_BRIDGE, "refresh_interval", 5, 7 * 24 * 60,
 	               &config->refresh_minutes, error) ||
 	    !read_uint(file, GROUP_BRIDGE, "keep", 1, 100000, &config->keep,
@@ -167,6 +169,8 @@ bridge_config_load(const char *path, GError **error)
 	                                        "mpd-bridge", "config", NULL);
 	config->state_path = g_build_filename(g_get_user_state_dir(),
 	                                      "mpd-bridge", "state", NULL);
+	config->cache_directory =
+	        g_build_filename(g_get_user_cache_dir(), "mpd-bridge", NULL);
 
 	if (!g_key_file_load_from_file(file, config->config_path,
 	                               G_KEY_FILE_NONE, &local)) {
@@ -216,5 +220,6 @@ bridge_config_free(BridgeConfig *config)
 	g_free(config->playlist_directory);
 	g_free(config->config_path);
 	g_free(config->state_path);
+	g_free(config->cache_directory);
 	g_free(config);
 }

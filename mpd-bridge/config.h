@@ -32,6 +32,9 @@ typedef struct {
 	guint listened_seconds;   /* [listening] tail_seconds: 60 */
 	char *config_path;        /* where the settings came from, or would */
 	char *state_path;         /* [bridge] state_file: XDG_STATE_HOME/... */
+	char *cache_directory;    /* [bridge] cache_directory: what can be
+	                             fetched again (feed bodies, the last
+	                             search); XDG_CACHE_HOME/mpd-bridge */
 } BridgeConfig;
 
 /*
