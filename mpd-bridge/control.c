@@ -5,10 +5,12 @@
 #include "control.h"
 
 #include "identity.h"
+#include "import.h"
 #include "lists.h"
 #include "playlist-files.h"
 #include "queue.h"
 #include "refresh.h"
+#include "subscribe.h"
 #include "sync.h"
 #include "tracker.h"
 
@@ -65,42 +67,6 @@ find_feed(Bridge *bridge, const char *key, GError **error)
 		     "no subscription is called '%s' (see mpd-bridge list)",
 		     key);
 	return feed;
-}
-
-static gboolean
-is_http(const char *url)
-{
-	g_autoptr(GUri) uri = g_uri_parse(url, G_URI_FLAGS_NONE, NULL);
-	const char *scheme = uri != NULL ? g_uri_get_scheme(uri) : NULL;
-
-	return scheme != NULL &&
-	       (g_ascii_strcasecmp(scheme, "http") == 0 ||
-	        g_ascii_strcasecmp(scheme, "https") == 0) &&
-	       g_uri_get_host(uri) != NULL && *g_uri_get_host(uri) != '\0';
-}
-
-static gboolean
-run_subscribe(Bridge *bridge, char **args, GString *out, GError **error)
-{
-	BridgeFeed *feed;
-
-	if (!is_http(args[0]))
-		return fail(error,
-		            "'%s' is not an http or https URL of a feed or a "
-		            "podcast's website",
-		            args[0]);
-	feed = bridge_store_add_feed(bridge->store, args[0]);
-	if (feed == NULL)
-		return fail(error, "already subscribed to %s", args[0]);
-	feed->added = g_get_real_time() / G_USEC_PER_SEC;
-	feed->auto_queue = bridge->config->auto_queue;
-	if (args[1] != NULL)
-		feed->name = g_strdup(args[1]);
-	bridge_changed(bridge);
-	bridge_refresh_feed(bridge, feed, NULL, NULL);
-	g_message("subscribed to %s", args[0]);
-	g_string_append_printf(out, "subscribed to %s", args[0]);
-	return TRUE;
 }
 
 static gboolean
@@ -608,52 +574,6 @@ run_episodes(Bridge *bridge, char **args, GString *out, GError **error)
 }
 
 static gboolean
-run_import_opml(Bridge *bridge, char **args, GString *out, GError **error)
-{
-	g_autoptr(FeedOpml) opml = NULL;
-	guint added = 0;
-	guint known = 0;
-
-	/*
-	 * In the daemon, the command came from an MPD client, any of which
-	 * may send one: it must not open the daemon's files. The command
-	 * line reads the file itself and sends subscribe lines instead.
-	 */
-	if (bridge->daemon)
-		return usage_error(error,
-		                   "import-opml reads a file, so it does not "
-		                   "run over MPD: run mpd-bridge import-opml "
-		                   "FILE, or send subscribe URL for each feed");
-	opml = feed_opml_new_from_file(args[0], error);
-	if (opml == NULL)
-		return FALSE;
-	for (guint i = 0; i < feed_opml_get_n_subscriptions(opml); i++) {
-		const FeedSubscription *s = feed_opml_get_subscription(opml, i);
-		BridgeFeed *feed = NULL;
-
-		if (is_http(feed_subscription_get_url(s)))
-			feed = bridge_store_add_feed(
-			        bridge->store, feed_subscription_get_url(s));
-		if (feed == NULL) {
-			known++;
-			continue;
-		}
-		feed->added = g_get_real_time() / G_USEC_PER_SEC;
-		feed->auto_queue = bridge->config->auto_queue;
-		if (*feed_subscription_get_title(s) != '\0')
-			feed->title = g_strdup(feed_subscription_get_title(s));
-		bridge_refresh_feed(bridge, feed, NULL, NULL);
-		added++;
-	}
-	bridge_changed(bridge);
-	g_string_append_printf(out,
-	                       "imported %u feed%s from %s (%u already there "
-	                       "or not http)",
-	                       added, added == 1 ? "" : "s", args[0], known);
-	return TRUE;
-}
-
-static gboolean
 run_export_opml(Bridge *bridge, char **args, GString *out, GError **error)
 {
 	GPtrArray *feeds = bridge_store_get_feeds(bridge->store);
@@ -679,8 +599,9 @@ run_ping(Bridge *bridge, char **args, GString *out, GError **error)
 }
 
 static const BridgeCommand commands[] = {
-	{ "subscribe", "URL [NAME]", "subscribe to a feed or a podcast's site",
-	  1, 2, TRUE, FALSE, run_subscribe },
+	{ "subscribe", "[--force] URL [NAME]",
+	  "subscribe to a feed or a podcast's site, once it is read", 1, 3,
+	  TRUE, FALSE, NULL, bridge_subscribe_start },
 	{ "unsubscribe", "FEED", "drop a subscription and its playlist", 1, 1,
 	  TRUE, FALSE, run_unsubscribe },
 	{ "list", "[--json]", "the subscriptions, with their state", 0, 1,
@@ -716,13 +637,14 @@ static const BridgeCommand commands[] = {
 	{ "queue", "EPISODE…",
 	  "queue episodes: a number, a guid, or latest FEED", 1, G_MAXUINT,
 	  TRUE, FALSE, run_queue },
-	{ "import-opml", "FILE", "subscribe to every feed of an OPML file", 1,
-	  1, TRUE, FALSE, run_import_opml },
+	{ "import-opml", "[--force] FILE",
+	  "subscribe to every feed of an OPML file that can be read", 1, 2,
+	  TRUE, FALSE, NULL, bridge_import_start },
 	{ "export-opml", "", "the subscriptions as OPML", 0, 0, FALSE, FALSE,
 	  run_export_opml },
 	{ "ping", "", "check that the daemon answers", 0, 0, TRUE, TRUE,
 	  run_ping },
-	{ NULL, NULL, NULL, 0, 0, FALSE, FALSE, NULL },
+	{ NULL, NULL, NULL, 0, 0, FALSE, FALSE, NULL, NULL },
 };
 
 const BridgeCommand *
@@ -740,32 +662,98 @@ bridge_command_lookup(const char *name)
 	return NULL;
 }
 
-gboolean
-bridge_command_run(Bridge *bridge, char **argv, GString *out, GError **error)
+/* The command @argv names, when its arguments fit it. */
+static const BridgeCommand *
+check_command(char **argv, GError **error)
 {
 	const BridgeCommand *command =
 	        argv[0] != NULL ? bridge_command_lookup(argv[0]) : NULL;
 	guint n = argv[0] != NULL ? g_strv_length(argv + 1) : 0;
 
-	if (command == NULL)
-		return usage_error(
-		        error,
-		        "unknown command '%s'; the commands are subscribe, "
-		        "unsubscribe, list, refresh, set, episodes, mark, "
-		        "star, unstar, later, list-add, list-remove, lists, "
-		        "status, queue, import-opml, export-opml and ping",
-		        argv[0] != NULL ? argv[0] : "");
-	if (n < command->min_args || n > command->max_args)
-		return fail(error, "usage: %s %s", command->name,
-		            command->args);
+	if (command == NULL) {
+		usage_error(error,
+		            "unknown command '%s'; the commands are subscribe, "
+		            "unsubscribe, list, refresh, set, episodes, mark, "
+		            "star, unstar, later, list-add, list-remove, lists, "
+		            "status, queue, import-opml, export-opml and ping",
+		            argv[0] != NULL ? argv[0] : "");
+		return NULL;
+	}
+	if (n < command->min_args || n > command->max_args) {
+		fail(error, "usage: %s %s", command->name, command->args);
+		return NULL;
+	}
 	/* Names, URLs and guids are UTF-8 in the state: so is what finds them.
 	 */
 	for (guint i = 1; argv[i] != NULL; i++)
-		if (!g_utf8_validate(argv[i], -1, NULL))
-			return usage_error(
-			        error, "argument %u of %s is not UTF-8 text", i,
-			        command->name);
+		if (!g_utf8_validate(argv[i], -1, NULL)) {
+			usage_error(error, "argument %u of %s is not UTF-8 text",
+			            i, command->name);
+			return NULL;
+		}
+	return command;
+}
+
+gboolean
+bridge_command_run(Bridge *bridge, char **argv, GString *out, GError **error)
+{
+	const BridgeCommand *command = check_command(argv, error);
+
+	if (command == NULL)
+		return FALSE;
+	if (command->run == NULL)
+		return usage_error(error, "%s answers later: it is started, "
+		                          "not run", command->name);
 	return command->run(bridge, argv + 1, out, error);
+}
+
+struct BridgeCall {
+	Bridge *bridge;
+	const BridgeCommand *command;
+	char **argv; /* a copy: the arguments live as long as the call */
+	GString *out;
+	BridgeCallDone done;
+	gpointer user_data;
+};
+
+void
+bridge_command_start(Bridge *bridge, char **argv, BridgeCallDone done,
+                     gpointer user_data)
+{
+	BridgeCall *call = g_new0(BridgeCall, 1);
+	GError *error = NULL;
+
+	call->bridge = bridge;
+	call->argv = g_strdupv(argv);
+	call->out = g_string_new(NULL);
+	call->done = done;
+	call->user_data = user_data;
+	call->command = check_command(call->argv, &error);
+	if (call->command == NULL)
+		bridge_call_return(call, error);
+	else if (call->command->start != NULL)
+		call->command->start(bridge, call->argv + 1, call);
+	else if (call->command->run(bridge, call->argv + 1, call->out, &error))
+		bridge_call_return(call, NULL);
+	else
+		bridge_call_return(call, error);
+}
+
+GString *
+bridge_call_get_out(BridgeCall *call)
+{
+	return call->out;
+}
+
+void
+bridge_call_return(BridgeCall *call, GError *error)
+{
+	call->done(call->bridge, call->command, call->out->str, error,
+	           call->user_data);
+	g_clear_error(&error);
+	g_string_free(call->out, TRUE);
+	g_strfreev(call->argv);
+	g_free(call);
 }
 
 gboolean

@@ -8,6 +8,12 @@
 
 #include "bridge.h"
 
+/*
+ * A command under way. Most answer at once; a few (subscribe, which
+ * fetches the feed first) answer from the main loop, later.
+ */
+typedef struct BridgeCall BridgeCall;
+
 typedef struct {
 	const char *name;
 	const char *args;    /* for usage lines */
@@ -18,7 +24,15 @@ typedef struct {
 	gboolean daemon_only; /* it means nothing without a daemon */
 	gboolean (*run)(Bridge *bridge, char **args, GString *out,
 	                GError **error);
+	/* Instead of run, for a command that answers later: it ends the
+	 * call with bridge_call_return(), perhaps before it returns. */
+	void (*start)(Bridge *bridge, char **args, BridgeCall *call);
 } BridgeCommand;
+
+/* Called once when a call ends: @error is NULL on success. */
+typedef void (*BridgeCallDone)(Bridge *bridge, const BridgeCommand *command,
+                               const char *answer, const GError *error,
+                               gpointer user_data);
 
 /* The command table, NULL-name terminated. */
 const BridgeCommand *
@@ -34,6 +48,23 @@ bridge_command_lookup(const char *name);
  */
 gboolean
 bridge_command_run(Bridge *bridge, char **argv, GString *out, GError **error);
+
+/*
+ * Starts @argv as bridge_command_run() runs it, for commands that answer
+ * later too; @done gets the answer, perhaps before this returns. The
+ * command is NULL in @done when the name is unknown.
+ */
+void
+bridge_command_start(Bridge *bridge, char **argv, BridgeCallDone done,
+                     gpointer user_data);
+
+/* Where a started command writes what it has to say. */
+GString *
+bridge_call_get_out(BridgeCall *call);
+
+/* Ends @call, successfully when @error is NULL; takes @error. */
+void
+bridge_call_return(BridgeCall *call, GError *error);
 
 /*
  * Splits a channel message, "[@REPLY] COMMAND [ARG…]", into the channel

@@ -6,9 +6,11 @@
  */
 #include "bridge.h"
 #include "control.h"
+#include "import.h"
 #include "playlist-files.h"
 #include "queue.h"
 #include "refresh.h"
+#include "subscribe.h"
 #include "sync.h"
 #include "tracker.h"
 
@@ -23,6 +25,7 @@
 
 #define REQUEST_TIMEOUT_MS 30000
 #define CONNECT_WAIT_MS    5000
+#define CATCH_UP_MS        10000
 
 enum {
 	EXIT_OK = 0,
@@ -65,27 +68,20 @@ reply(Bridge *bridge, const char *channel, const char *text)
 		g_warning("cannot answer on %s: %s", channel, error->message);
 }
 
-/* "@REPLY command args…": the reply channel, then the command. */
+/* Where the answer to a channel message goes. */
 static void
-on_message(const char *text, gpointer data)
+on_answered(Bridge *bridge, const BridgeCommand *command, const char *text,
+            const GError *error, gpointer data)
 {
-	Bridge *bridge = data;
-	g_autofree char *default_reply =
-	        g_strconcat(bridge->config->channel, "-replies", NULL);
-	g_autofree char *own_reply = NULL;
-	g_auto(GStrv) argv = NULL;
-	g_autoptr(GString) out = g_string_new(NULL);
-	g_autoptr(GError) error = NULL;
+	g_autofree char *channel = data;
 	g_autofree char *answer = NULL;
 	g_autoptr(GError) save_error = NULL;
 
-	g_message("command from MPD: %s", text);
-	if (!bridge_command_parse_message(text, &own_reply, &argv, &error) ||
-	    !bridge_command_run(bridge, argv, out, &error)) {
+	if (error != NULL) {
 		answer = g_strconcat("error ", error->message, NULL);
 		g_message("%s", answer);
 	} else {
-		answer = g_strconcat("ok ", out->str, NULL);
+		answer = g_strconcat("ok ", text, NULL);
 	}
 	/*
 	 * Saved before the answer, so a reader of the state sees it, and "ok"
@@ -93,11 +89,8 @@ on_message(const char *text, gpointer data)
 	 * saved when the disk lets us (bridge.c tries again).
 	 */
 	if (!bridge_save(bridge, &save_error)) {
-		const BridgeCommand *command =
-		        error == NULL ? bridge_command_lookup(argv[0]) : NULL;
-
 		g_warning("%s", save_error->message);
-		if (command != NULL && command->changes &&
+		if (error == NULL && command != NULL && command->changes &&
 		    !command->daemon_only) {
 			g_free(answer);
 			answer = g_strconcat(
@@ -106,7 +99,34 @@ on_message(const char *text, gpointer data)
 			        save_error->message, NULL);
 		}
 	}
-	reply(bridge, own_reply != NULL ? own_reply : default_reply, answer);
+	reply(bridge, channel, answer);
+}
+
+/*
+ * "@REPLY command args…": the reply channel, then the command. Most
+ * commands answer at once; subscribe answers once its feed is fetched,
+ * and messages after it are not kept waiting meanwhile.
+ */
+static void
+on_message(const char *text, gpointer data)
+{
+	Bridge *bridge = data;
+	g_autofree char *own_reply = NULL;
+	g_auto(GStrv) argv = NULL;
+	g_autoptr(GError) error = NULL;
+	char *channel;
+	gboolean ok;
+
+	g_message("command from MPD: %s", text);
+	ok = bridge_command_parse_message(text, &own_reply, &argv, &error);
+	channel = own_reply != NULL ? g_steal_pointer(&own_reply)
+	                            : g_strconcat(bridge->config->channel,
+	                                          "-replies", NULL);
+	if (!ok) {
+		on_answered(bridge, NULL, NULL, error, channel);
+		return;
+	}
+	bridge_command_start(bridge, argv, on_answered, channel);
 }
 
 static void
@@ -162,7 +182,8 @@ run_daemon(Bridge *bridge)
 	g_autoptr(GError) error = NULL;
 	guint term, intr;
 
-	if (!bridge_store_lock(bridge->store, 0, &error)) {
+	/* A reader holds the lock for a moment (catch_up): wait that out. */
+	if (!bridge_store_lock(bridge->store, 1000, &error)) {
 		fprintf(stderr,
 		        "mpd-bridge: another mpd-bridge is running (%s)\n",
 		        error->message);
@@ -256,32 +277,78 @@ finish_refreshes(Bridge *bridge)
 		fputs("\r\033[K", stderr);
 }
 
+/* A command run here: its outcome, once it has one. */
+typedef struct {
+	gboolean done;
+	GString *out;
+	GError *error;
+} Outcome;
+
+static void
+on_outcome(Bridge *bridge, const BridgeCommand *command, const char *text,
+           const GError *error, gpointer data)
+{
+	Outcome *outcome = data;
+
+	outcome->done = TRUE;
+	g_string_assign(outcome->out, text);
+	outcome->error = error != NULL ? g_error_copy(error) : NULL;
+}
+
 static int
 run_locally(Bridge *bridge, char **argv)
 {
 	g_autoptr(GString) out = g_string_new(NULL);
+	Outcome outcome = { FALSE, out, NULL };
 	g_autoptr(GError) error = NULL;
-	gboolean ok;
+	g_autoptr(GError) save_error = NULL;
+	int status = EXIT_OK;
 
 	if (strcmp(argv[0], "queue") == 0 && !connect_now(bridge, &error)) {
 		fprintf(stderr, "mpd-bridge: %s\n", error->message);
 		return EXIT_FAILED;
 	}
-	ok = bridge_command_run(bridge, argv, out, &error);
+	bridge_command_start(bridge, argv, on_outcome, &outcome);
+	while (!outcome.done)
+		g_main_context_iteration(NULL, TRUE);
+	error = outcome.error;
 	finish_refreshes(bridge);
-	if (ok && !bridge_save(bridge, &error))
-		ok = FALSE;
-	if (!ok) {
-		fprintf(stderr, "mpd-bridge: %s\n", error->message);
-		return g_error_matches(error, BRIDGE_COMMAND_ERROR,
-		                       BRIDGE_COMMAND_ERROR_USAGE)
-		               ? EXIT_USAGE
-		               : EXIT_FAILED;
+	/* What was done is saved even when the command failed in part. */
+	if (!bridge_save(bridge, &save_error)) {
+		fprintf(stderr, "mpd-bridge: %s\n", save_error->message);
+		return EXIT_FAILED;
 	}
 	if (out->len > 0)
 		printf("%s%s", out->str,
 		       out->str[out->len - 1] == '\n' ? "" : "\n");
-	return EXIT_OK;
+	if (error != NULL) {
+		fprintf(stderr, "mpd-bridge: %s\n", error->message);
+		status = g_error_matches(error, BRIDGE_COMMAND_ERROR,
+		                         BRIDGE_COMMAND_ERROR_USAGE)
+		                 ? EXIT_USAGE
+		                 : EXIT_FAILED;
+	}
+	return status;
+}
+
+static int
+import_through_daemon(Bridge *bridge, char **argv)
+{
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autoptr(GError) error = NULL;
+	gboolean ok;
+
+	if (argv[1] == NULL) {
+		fprintf(stderr, "mpd-bridge: usage: import-opml [--force] FILE\n");
+		return EXIT_USAGE;
+	}
+	ok = bridge_import_through_daemon(bridge->config, argv + 1, out,
+	                                  &error);
+	if (out->len > 0)
+		printf("%s\n", out->str);
+	if (!ok)
+		fprintf(stderr, "mpd-bridge: %s\n", error->message);
+	return ok ? EXIT_OK : EXIT_FAILED;
 }
 
 static char *
@@ -314,58 +381,6 @@ print_bar(const char *answer)
 }
 
 /*
- * import-opml with a daemon running: the file is read here, by whoever
- * runs the command, and each feed goes to the daemon as a subscribe. The
- * daemon never opens a file that a message names: any MPD client can
- * send one.
- */
-static int
-import_through_daemon(Bridge *bridge, const char *path,
-                      const char *reply_channel)
-{
-	g_autoptr(GError) error = NULL;
-	g_autoptr(FeedOpml) opml = feed_opml_new_from_file(path, &error);
-	gboolean progress = isatty(STDERR_FILENO);
-	guint added = 0;
-	guint skipped = 0;
-	guint n;
-
-	if (opml == NULL) {
-		fprintf(stderr, "mpd-bridge: %s\n", error->message);
-		return EXIT_FAILED;
-	}
-	n = feed_opml_get_n_subscriptions(opml);
-	for (guint i = 0; i < n; i++) {
-		const FeedSubscription *s = feed_opml_get_subscription(opml, i);
-		g_autofree char *url =
-		        g_shell_quote(feed_subscription_get_url(s));
-		g_autofree char *text = g_strconcat("subscribe ", url, NULL);
-		g_autofree char *answer = bridge_mpd_request(
-		        &bridge->config->mpd, bridge->config->channel, text,
-		        reply_channel, REQUEST_TIMEOUT_MS, &error);
-
-		if (answer == NULL) {
-			fprintf(stderr,
-			        "mpd-bridge: %s (after %u of the %u feeds of "
-			        "%s)\n",
-			        error->message, i, n, path);
-			return EXIT_FAILED;
-		}
-		if (g_str_has_prefix(answer, "ok"))
-			added++;
-		else
-			skipped++;
-		if (progress)
-			fprintf(stderr, "\r[%u/%u] feeds sent", i + 1, n);
-	}
-	if (progress)
-		fputs("\r\033[K", stderr);
-	printf("imported %u feed%s from %s (%u already there or not http)\n",
-	       added, added == 1 ? "" : "s", path, skipped);
-	return EXIT_OK;
-}
-
-/*
  * A running daemon holds the lock: the command goes to it over MPD. When
  * @lock_error is not NULL the lock was not busy but could not be taken;
  * with no daemon to ask, that is what went wrong.
@@ -376,16 +391,21 @@ run_through_daemon(Bridge *bridge, char **argv, const GError *lock_error)
 	g_autofree char *text = NULL;
 	g_autofree char *reply_channel = g_strdup_printf(
 	        "%s-reply-%d", bridge->config->channel, (int)getpid());
+	const BridgeCommand *command = bridge_command_lookup(argv[0]);
 	g_autoptr(GError) error = NULL;
 	g_autofree char *answer = NULL;
 
-	if (strcmp(argv[0], "import-opml") == 0 && argv[1] != NULL &&
-	    argv[2] == NULL)
-		return import_through_daemon(bridge, argv[1], reply_channel);
+	if (strcmp(argv[0], "import-opml") == 0)
+		return import_through_daemon(bridge, argv);
 	text = quote_command(argv);
-	answer = bridge_mpd_request(&bridge->config->mpd,
-	                            bridge->config->channel, text,
-	                            reply_channel, REQUEST_TIMEOUT_MS, &error);
+	/* Subscribe answers after its fetch, which has a limit of its own. */
+	answer = bridge_mpd_request(
+	        &bridge->config->mpd, bridge->config->channel, text,
+	        reply_channel,
+	        command != NULL && command->start != NULL
+	                ? BRIDGE_SUBSCRIBE_WAIT_MS
+	                : REQUEST_TIMEOUT_MS,
+	        &error);
 	if (answer == NULL) {
 		if (lock_error != NULL &&
 		    (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
@@ -415,6 +435,39 @@ run_through_daemon(Bridge *bridge, char **argv, const GError *lock_error)
 	return EXIT_FAILED;
 }
 
+/*
+ * Before a command that reads the state: when a daemon runs, what it was
+ * asked before (over this command line or any MPD client) is done and
+ * saved once it answers a ping, as MPD hands it messages in order and it
+ * saves before each answer. Then the state is read again if it changed.
+ */
+static void
+catch_up(Bridge *bridge)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *reply_channel = NULL;
+	g_autofree char *answer = NULL;
+
+	if (bridge_store_lock(bridge->store, 0, &error)) {
+		bridge_store_unlock(bridge->store);
+		return;
+	}
+	if (!g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_AGAIN))
+		return;
+	g_clear_error(&error);
+	reply_channel = g_strdup_printf("%s-reply-%d", bridge->config->channel,
+	                                (int)getpid());
+	answer = bridge_mpd_request(&bridge->config->mpd,
+	                            bridge->config->channel, "ping",
+	                            reply_channel, CATCH_UP_MS, &error);
+	/* No daemon to ask, or it is stuck: the state as it is. */
+	if (answer == NULL)
+		g_debug("no catching up with the daemon: %s", error->message);
+	g_clear_error(&error);
+	if (!bridge_store_reload(bridge->store, &error))
+		g_warning("%s", error->message);
+}
+
 static int
 run_command(Bridge *bridge, char **argv)
 {
@@ -429,8 +482,10 @@ run_command(Bridge *bridge, char **argv)
 	}
 	if (command->daemon_only)
 		return run_through_daemon(bridge, argv, NULL);
-	if (!command->changes)
+	if (!command->changes) {
+		catch_up(bridge);
 		return run_locally(bridge, argv);
+	}
 	if (!bridge_store_lock(bridge->store, 200, &error))
 		return run_through_daemon(
 		        bridge, argv,

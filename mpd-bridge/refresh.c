@@ -342,8 +342,12 @@ on_fetched(FeedFetchResult *result, const GError *error, gpointer data)
 		replace(&feed->last_error, error->message);
 		feed->gone =
 		        g_error_matches(error, FEED_ERROR, FEED_ERROR_GONE);
-		g_log_structured(G_LOG_DOMAIN, G_LOG_LEVEL_WARNING, "FEED_URL",
-		                 feed->url, "MESSAGE", "%s%s", error->message,
+		/* One that someone waits for is theirs to report. */
+		g_log_structured(G_LOG_DOMAIN,
+		                 refresh->done != NULL ? G_LOG_LEVEL_MESSAGE
+		                                       : G_LOG_LEVEL_WARNING,
+		                 "FEED_URL", feed->url, "MESSAGE", "%s%s",
+		                 error->message,
 		                 feed->gone ? " (no more refreshes)" : "");
 	} else {
 		gboolean first = feed->last_refresh == 0;
@@ -377,14 +381,15 @@ on_fetched(FeedFetchResult *result, const GError *error, gpointer data)
 	if (bridge->fetching == 0 && bridge->new_pushed == NULL)
 		bridge_sync_all(bridge, FALSE);
 out:
-	if (refresh->done != NULL)
-		refresh->done(bridge, feed, error, refresh->user_data);
-	bridge_refresh_schedule(bridge);
 	/* "0 under way" tells a test that a refresh of many feeds is over. */
 	g_debug("refreshed %s: %s; %u under way",
 	        feed != NULL ? feed->url : refresh->feed_id,
 	        error != NULL ? error->message : outcome(result),
 	        bridge->fetching);
+	/* Last: a subscription that failed its first fetch goes here. */
+	if (refresh->done != NULL)
+		refresh->done(bridge, feed, error, refresh->user_data);
+	bridge_refresh_schedule(bridge);
 	g_free(refresh->feed_id);
 	g_free(refresh);
 }

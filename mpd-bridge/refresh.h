@@ -13,7 +13,8 @@ typedef void (*BridgeRefreshDone)(Bridge *bridge, BridgeFeed *feed,
  * hourly by default with jitter, longer when the feed asks (ttl,
  * podcast:updateFrequency) or is complete, backing off exponentially on
  * failure up to a day. A permanent redirect or itunes:new-feed-url moves
- * the subscription; 410 marks it gone. @done may be NULL.
+ * the subscription; 410 marks it gone. @done may be NULL; it is called
+ * last, so it may remove @feed from the store.
  */
 void
 bridge_refresh_feed(Bridge *bridge, BridgeFeed *feed, BridgeRefreshDone done,

@@ -1049,6 +1049,15 @@ reload_if_changed(BridgeStore *store, GError **error)
 	return TRUE;
 }
 
+gboolean
+bridge_store_reload(BridgeStore *store, GError **error)
+{
+	g_return_val_if_fail(store != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	return reload_if_changed(store, error);
+}
+
 /* The process that holds the lock, as it wrote itself in; 0: unknown. */
 static long
 lock_holder(int fd)

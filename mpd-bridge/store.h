@@ -113,6 +113,14 @@ bridge_store_save(BridgeStore *store, GError **error);
 gboolean
 bridge_store_lock(BridgeStore *store, guint timeout_ms, GError **error);
 
+/*
+ * Reads the state again when the file changed since it was last read or
+ * saved, as bridge_store_lock() does: for a reader that let a writer
+ * finish first. The same rules apply to what was looked up before.
+ */
+gboolean
+bridge_store_reload(BridgeStore *store, GError **error);
+
 void
 bridge_store_unlock(BridgeStore *store);
 
