@@ -441,6 +441,8 @@ run_list(Bridge *bridge, char **args, GString *out, GError **error)
 			json_builder_begin_object(builder);
 			member_string(builder, "id", feed->id);
 			member_string(builder, "url", feed->url);
+			member_string(builder, "podcast",
+			              bridge_feed_get_name(feed));
 			member_string(builder, "title", feed->title);
 			member_string(builder, "name", feed->name);
 			member_int(builder, "episodes", n);
@@ -533,9 +535,11 @@ run_episodes(Bridge *bridge, char **args, GString *out, GError **error)
 	json_builder_begin_array(builder);
 	for (guint i = 0; i < all->len; i++) {
 		const BridgeEpisode *e = all->pdata[i];
+		const BridgeFeed *feed =
+		        bridge_store_find_feed(bridge->store, e->feed_id);
 		g_autofree char *date = NULL;
 
-		if (only != NULL && strcmp(e->feed_id, only->id) != 0)
+		if (only != NULL && feed != only)
 			continue;
 		if (state != NULL && !is_in_state(bridge, e, state))
 			continue;
@@ -545,6 +549,9 @@ run_episodes(Bridge *bridge, char **args, GString *out, GError **error)
 			member_string(builder, "id", e->id);
 			member_string(builder, "guid", e->guid);
 			member_string(builder, "feed", e->feed_id);
+			member_string(builder, "podcast",
+			              bridge_feed_get_name(feed));
+			member_string(builder, "feed_url", feed->url);
 			member_string(builder, "title", e->title);
 			member_string(builder, "url", e->url);
 			member_int(builder, "published", e->published);
@@ -559,13 +566,16 @@ run_episodes(Bridge *bridge, char **args, GString *out, GError **error)
 			continue;
 		}
 		date = format_time(e->published, "%Y-%m-%d");
+		/* Across feeds, each line says whose episode it is. */
 		g_string_append_printf(out,
 		                       "%5u  %-10s  %" G_GINT64_FORMAT
-		                       ":%02d:%02d  %-8s  %s\n",
+		                       ":%02d:%02d  %-11s  %s%s%s\n",
 		                       i + 1, date, e->duration / 3600,
 		                       (int)(e->duration / 60 % 60),
 		                       (int)(e->duration % 60), state_of(e),
-		                       e->title);
+		                       only == NULL ? bridge_feed_get_name(feed)
+		                                    : "",
+		                       only == NULL ? " — " : "", e->title);
 	}
 	json_builder_end_array(builder);
 	if (json)

@@ -43,8 +43,7 @@ on_fetched(Bridge *bridge, BridgeFeed *feed, const GError *error,
 		                      subscribing->url);
 		error = dropped;
 	} else if (error != NULL && !subscribing->force) {
-		g_message("not subscribed to %s: %s", subscribing->url,
-		          error->message);
+		g_message("not subscribed: %s", error->message);
 		bridge_store_remove_feed(bridge->store, feed);
 		bridge_changed(bridge);
 		feed = NULL;

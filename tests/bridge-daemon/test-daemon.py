@@ -355,9 +355,113 @@ def t_identity(w):
         site.close()
 
 
-TESTS = [t_subscribe_without_daemon, t_playlist_appears, t_queue_latest,
+def subscribe_checks(w, site):
+    """The three answers of subscribe: read, refused with the reason, or
+    kept anyway with --force. Returns the URLs it subscribed to."""
+    bad = [("status/404/nope", "HTTP 404"),
+           ("page/none", "a web page that links to no feed")]
+    for path, reason in bad:
+        r = w.bridge("subscribe", w.url(path))
+        check(r.returncode == 1 and reason in r.stderr and
+              w.url(path) in r.stderr and r.stdout == "", r)
+    r = w.bridge("subscribe", site.url("notes.txt"))
+    check(r.returncode == 1 and "not a feed" in r.stderr, r)
+    urls = {f["url"] for f in json.loads(w.bridge("list", "--json").stdout)}
+    failed = {w.url(p) for p, _ in bad} | {site.url("notes.txt")}
+    check(not urls & failed, f"a feed that failed is subscribed: {urls}")
+    # A web page that links to its feed: the feed is what is kept.
+    r = w.bridge("subscribe", w.url("page/rss/checked"))
+    check(r.returncode == 0 and r.stdout ==
+          f"subscribed to Feed checked: 3 episodes ({w.url('feed/checked')})"
+          "\n", r)
+    r = w.bridge("subscribe", w.url("feed/checked"))
+    check(r.returncode == 1 and "already subscribed to Feed checked" in
+          r.stderr, r)
+    r = w.bridge("subscribe", "--force", w.url("status/503/later"))
+    check(r.returncode == 0 and "cannot be read now" in r.stdout and
+          "HTTP 503" in r.stdout, r)
+    feeds = {f["url"]: f for f in
+             json.loads(w.bridge("list", "--json").stdout)}
+    check(feeds[w.url("feed/checked")]["episodes"] == 3, feeds)
+    check("HTTP 503" in feeds[w.url("status/503/later")]["last_error"],
+          feeds)
+    for url in (w.url("feed/checked"), w.url("status/503/later")):
+        r = w.bridge("unsubscribe", url)
+        check(r.returncode == 0, r)
+
+
+def t_subscribe_checks_without_daemon(w):
+    """with no daemon, subscribe reads the feed first: a 404, a page with
+    no feed and a text file are refused, nothing subscribed"""
+    site = Site(w, "checks-alone")
+    try:
+        site.write("notes.txt", "not a feed at all\n")
+        subscribe_checks(w, site)
+    finally:
+        site.close()
+
+
+def t_subscribe_checks_daemon(w):
+    """through the daemon, subscribe gives the same three answers"""
+    site = Site(w, "checks-daemon")
+    try:
+        site.write("notes.txt", "not a feed at all\n")
+        subscribe_checks(w, site)
+        with Channel(w.mpd, "test-replies") as channel:
+            answer = channel.send(f"subscribe {w.url('status/404/chan')}")
+            check(answer[0].startswith("error not subscribed: ") and
+                  "HTTP 404" in answer[0], answer)
+    finally:
+        site.close()
+
+
+def t_read_your_writes(w):
+    """a command sees what the one before it did, with no pause between:
+    subscribe then list, mark then episodes, a channel command then the
+    command line"""
+    for k in range(8):
+        url = w.url(f"feed/ryw{k}?n={k + 1}")
+        r = w.bridge("subscribe", url)
+        check(r.returncode == 0, r)
+        feeds = {f["url"]: f for f in
+                 json.loads(w.bridge("list", "--json").stdout)}
+        check(url in feeds and feeds[url]["episodes"] == k + 1,
+              f"round {k}: list says {feeds.get(url)}")
+        r = w.bridge("episodes", f"Feed ryw{k}", "--json")
+        check(len(json.loads(r.stdout)) == k + 1, f"round {k}: {r.stdout}")
+    for k in range(8):
+        how = "listened" if k % 2 == 0 else "unlistened"
+        r = w.bridge("mark", how, "latest", "Feed ryw7")
+        check(r.returncode == 0, r)
+        r = w.bridge("episodes", "Feed ryw7", "--state", "listened",
+                     "--json")
+        listened = [e["guid"] for e in json.loads(r.stdout)]
+        check(listened == (["ryw7-8"] if how == "listened" else []),
+              f"round {k}: after mark {how}, listened is {listened}")
+    # A state big enough that saving it takes longer than a command line
+    # takes to start and read it.
+    r = w.bridge("subscribe", w.url("feed/rywbig?n=4000"))
+    check(r.returncode == 0, r)
+    for k in range(20):
+        how = "listened" if k % 2 == 0 else "unlistened"
+        # As mpc sendmessage does it: MPD takes it, nobody waits.
+        w.mpd.command(f'sendmessage mpd-bridge "mark {how} latest '
+                      f"'Feed rywbig'\"")
+        r = w.bridge("episodes", "Feed rywbig", "--state", "listened",
+                     "--json")
+        listened = [e["guid"] for e in json.loads(r.stdout)]
+        check(listened == (["rywbig-4000"] if how == "listened" else []),
+              f"round {k}: after the message mark {how}, listened is "
+              f"{listened}")
+    for k in [*range(8), "big"]:
+        r = w.bridge("unsubscribe", f"Feed ryw{k}")
+        check(r.returncode == 0, r)
+
+
+TESTS = [t_subscribe_without_daemon, t_subscribe_checks_without_daemon, t_playlist_appears, t_queue_latest,
          t_new_episode_auto_queued, t_retag_on_play, t_mpd_restart, t_concurrent_writers,
-         t_channel_command, t_lists, t_identity, t_import_opml, t_bad_input,
+         t_channel_command, t_subscribe_checks_daemon, t_read_your_writes,
+         t_lists, t_identity, t_import_opml, t_bad_input,
          t_corrupt_state,
          t_unreachable_mpd]
 
