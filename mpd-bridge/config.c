@@ -115,6 +115,8 @@ read_file(BridgeConfig *config, GKeyFile *file, GError **error)
 	               error) ||
 	    !read_uint(file, GROUP_BRIDGE, "jobs", 1, 64, &config->jobs,
 	               error) ||
+	    !read_uint(file, GROUP_BRIDGE, "fetch_timeout", 1, 3600,
+	               &config->fetch_timeout, error) ||
 	    !read_string(file, GROUP_BRIDGE, "later_playlist",
 	                 &config->later_playlist, error) ||
 	    !read_string(file, GROUP_BRIDGE, "starred_playlist",
@@ -157,6 +159,7 @@ bridge_config_load(const char *path, GError **error)
 	config->keep = 100;
 	config->new_limit = 100;
 	config->jobs = 8;
+	config->fetch_timeout = 120;
 	config->later_playlist = g_strdup("Podcasts: Play later");
 	config->starred_playlist = g_strdup("Podcasts: Starred");
 	config->list_prefix = g_strdup("Podcast list: ");

@@ -26,6 +26,8 @@ typedef struct {
 	guint new_limit;          /* [bridge] new_limit: 100 */
 	gboolean auto_queue;      /* [bridge] auto_queue: false */
 	guint jobs;               /* [bridge] jobs: 8 feeds fetched at once */
+	guint fetch_timeout;      /* [bridge] fetch_timeout: 120 seconds a
+	                             fetch may take, all in all */
 	guint retention_days;     /* [bridge] retention: 180 days that the state
 	                             of an episode gone from its feed is kept */
 	guint listened_percent;   /* [listening] tail_percent: 5 */

@@ -233,7 +233,8 @@ send_subscribes(gpointer data)
 		answer->url = g_strdup(feed_subscription_get_url(s));
 		answer->answer = bridge_mpd_request(
 		        &sender->config->mpd, sender->config->channel, text,
-		        reply_channel, BRIDGE_SUBSCRIBE_WAIT_MS, &answer->error);
+		        reply_channel, bridge_subscribe_wait_ms(sender->config),
+		        &answer->error);
 		g_async_queue_push(sender->answers, answer);
 	}
 	g_free(thread);

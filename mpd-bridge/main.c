@@ -403,7 +403,7 @@ run_through_daemon(Bridge *bridge, char **argv, const GError *lock_error)
 	        &bridge->config->mpd, bridge->config->channel, text,
 	        reply_channel,
 	        command != NULL && command->start != NULL
-	                ? BRIDGE_SUBSCRIBE_WAIT_MS
+	                ? bridge_subscribe_wait_ms(bridge->config)
 	                : REQUEST_TIMEOUT_MS,
 	        &error);
 	if (answer == NULL) {

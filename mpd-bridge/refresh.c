@@ -403,8 +403,12 @@ bridge_refresh_feed(Bridge *bridge, BridgeFeed *feed, BridgeRefreshDone done,
 
 	if (bridge->fetcher == NULL) {
 		bridge->fetcher = feed_fetcher_new(NULL);
+		guint total = bridge->config->fetch_timeout;
+
 		feed_fetcher_set_max_transfers(bridge->fetcher,
 		                               bridge->config->jobs);
+		feed_fetcher_set_timeouts(bridge->fetcher, MIN(total, 15u),
+		                          total, MIN(total, 30u));
 	}
 	refresh->bridge = bridge;
 	refresh->feed_id = g_strdup(feed->id);

@@ -98,6 +98,12 @@ bridge_subscribe(Bridge *bridge, const char *url, const char *name,
 	bridge_refresh_feed(bridge, feed, on_fetched, subscribing);
 }
 
+guint
+bridge_subscribe_wait_ms(const BridgeConfig *config)
+{
+	return (config->fetch_timeout + 30) * 1000;
+}
+
 static guint
 count_episodes(Bridge *bridge, const BridgeFeed *feed)
 {

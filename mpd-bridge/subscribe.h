@@ -10,10 +10,11 @@
 
 /*
  * How long a command line waits for a daemon's answer to a subscribe:
- * past the fetcher's own time limit (120 s), so the fetch's answer, even
- * a timeout, is the one the user sees.
+ * past the fetch's own time limit, so the fetch's answer, even a
+ * timeout, is the one the user sees.
  */
-#define BRIDGE_SUBSCRIBE_WAIT_MS (150 * 1000)
+guint
+bridge_subscribe_wait_ms(const BridgeConfig *config);
 
 /*
  * Called when a subscription is settled: @feed is the new subscription,

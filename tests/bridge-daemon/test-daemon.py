@@ -399,6 +399,13 @@ def t_subscribe_checks_without_daemon(w):
         subscribe_checks(w, site)
     finally:
         site.close()
+    config = os.path.join(w.root, "config", "mpd-bridge", "config")
+    quick = os.path.join(w.root, "quick.conf")
+    with open(config) as f, open(quick, "w") as g:
+        g.write(f.read() + "fetch_timeout=2\n")
+    r = w.bridge("--config", quick, "subscribe", w.url("hang/t"))
+    check(r.returncode == 1 and "not subscribed" in r.stderr and
+          "timed out" in r.stderr, r)
 
 
 def t_subscribe_checks_daemon(w):
