@@ -388,7 +388,8 @@ out:
 	        bridge->fetching);
 	/* Last: a subscription that failed its first fetch goes here. */
 	if (refresh->done != NULL)
-		refresh->done(bridge, feed, error, refresh->user_data);
+		refresh->done(bridge, feed, error == NULL ? result : NULL,
+		              error, refresh->user_data);
 	bridge_refresh_schedule(bridge);
 	g_free(refresh->feed_id);
 	g_free(refresh);

@@ -4,8 +4,13 @@
 
 #include "bridge.h"
 
-/* Called when a refresh ends: @error is NULL on success. */
+/*
+ * Called when a refresh ends: @error is NULL on success, and then
+ * @result is the fetch's (else NULL); @feed is NULL when it was
+ * unsubscribed from meanwhile.
+ */
 typedef void (*BridgeRefreshDone)(Bridge *bridge, BridgeFeed *feed,
+                                  const FeedFetchResult *result,
                                   const GError *error, gpointer user_data);
 
 /*

@@ -7,6 +7,7 @@
 #include "subscribe.h"
 
 #include "refresh.h"
+#include "sync.h"
 
 #include <string.h>
 
@@ -29,14 +30,51 @@ is_http(const char *url)
 	       g_uri_get_host(uri) != NULL && *g_uri_get_host(uri) != '\0';
 }
 
+/*
+ * The subscription a web page's feed link (or a redirect) led to when
+ * another subscription has that feed already, else NULL.
+ */
+static BridgeFeed *
+found_twice(Bridge *bridge, const BridgeFeed *feed,
+            const FeedFetchResult *result)
+{
+	const char *found = feed_fetch_result_get_discovered_url(result);
+	BridgeFeed *other;
+
+	if (found == NULL && feed_fetch_result_is_moved(result))
+		found = feed_fetch_result_get_final_url(result);
+	if (found == NULL || strcmp(found, feed->url) == 0)
+		return NULL;
+	other = bridge_store_find_feed(bridge->store, found);
+	return other != NULL && other != feed && strcmp(other->url, found) == 0
+	               ? other
+	               : NULL;
+}
+
 static void
-on_fetched(Bridge *bridge, BridgeFeed *feed, const GError *error,
-           gpointer data)
+on_fetched(Bridge *bridge, BridgeFeed *feed, const FeedFetchResult *result,
+           const GError *error, gpointer data)
 {
 	Subscribing *subscribing = data;
 	g_autoptr(GError) dropped = NULL;
+	BridgeFeed *other = NULL;
 
-	if (feed == NULL) {
+	if (result != NULL)
+		other = found_twice(bridge, feed, result);
+	if (other != NULL) {
+		dropped = g_error_new(G_IO_ERROR, G_IO_ERROR_EXISTS,
+		                      "already subscribed to %s (%s), the feed "
+		                      "of %s",
+		                      bridge_feed_get_name(other), other->url,
+		                      subscribing->url);
+		error = dropped;
+		/* Both pushed the same playlist: it is the other's again. */
+		bridge_sync_remove(bridge, feed);
+		bridge_store_remove_feed(bridge->store, feed);
+		bridge_changed(bridge);
+		bridge_sync_feed(bridge, other, TRUE);
+		feed = NULL;
+	} else if (feed == NULL) {
 		dropped = g_error_new(G_IO_ERROR, G_IO_ERROR_CANCELLED,
 		                      "%s was unsubscribed from while it was "
 		                      "being fetched",

@@ -377,6 +377,17 @@ def subscribe_checks(w, site):
     r = w.bridge("subscribe", w.url("feed/checked"))
     check(r.returncode == 1 and "already subscribed to Feed checked" in
           r.stderr, r)
+    # The page again: its feed is known by the feed's own URL.
+    r = w.bridge("subscribe", w.url("page/rss/checked"))
+    check(r.returncode == 1 and "already subscribed to Feed checked "
+          f"({w.url('feed/checked')}), the feed of "
+          f"{w.url('page/rss/checked')}" in r.stderr, r)
+    feeds = json.loads(w.bridge("list", "--json").stdout)
+    check([f["url"] for f in feeds].count(w.url("feed/checked")) == 1 and
+          w.url("page/rss/checked") not in [f["url"] for f in feeds], feeds)
+    if w.daemon is not None:
+        check("Podcast: Feed checked" in playlists(w),
+              "the playlist went with the second subscription")
     r = w.bridge("subscribe", "--force", w.url("status/503/later"))
     check(r.returncode == 0 and "cannot be read now" in r.stdout and
           "HTTP 503" in r.stdout, r)
@@ -473,11 +484,16 @@ TESTS = [t_subscribe_without_daemon, t_subscribe_checks_without_daemon, t_playli
          t_unreachable_mpd]
 
 
+def name(test):
+    """A test's docstring on one TAP line."""
+    return " ".join(test.__doc__.split())
+
+
 def main():
     print(f"1..{len(TESTS)}")
     if not BRIDGE or not SERVER:
         for i, t in enumerate(TESTS, 1):
-            print(f"not ok {i} - {t.__doc__} # MPD_BRIDGE or "
+            print(f"not ok {i} - {name(t)} # MPD_BRIDGE or "
                   "FEED_TEST_SERVER is not set")
         return 1
     failed = 0
@@ -486,16 +502,16 @@ def main():
         world = World()
     except Exception as e:  # noqa: BLE001 - reported as TAP
         for i, t in enumerate(TESTS, 1):
-            print(f"not ok {i} - {t.__doc__}\n# {e}")
+            print(f"not ok {i} - {name(t)}\n# {e}")
         return 1
     try:
         for i, t in enumerate(TESTS, 1):
             try:
                 t(world)
-                print(f"ok {i} - {t.__doc__}")
+                print(f"ok {i} - {name(t)}")
             except Exception as e:  # noqa: BLE001 - reported as TAP
                 failed += 1
-                print(f"not ok {i} - {t.__doc__}")
+                print(f"not ok {i} - {name(t)}")
                 for line in str(e).splitlines():
                     print(f"# {line}")
                 for line in world.log().splitlines()[-15:]:
