@@ -6,6 +6,7 @@
 
 #include "identity.h"
 #include "lists.h"
+#include "notes-cache.h"
 #include "playlist-files.h"
 #include "queue.h"
 #include "refresh.h"
@@ -112,6 +113,7 @@ run_unsubscribe(Bridge *bridge, char **args, GString *out, GError **error)
 	if (feed == NULL)
 		return FALSE;
 	name = g_strdup(bridge_feed_get_name(feed));
+	bridge_notes_cache_remove(bridge, feed->id);
 	bridge_sync_remove(bridge, feed);
 	bridge_store_remove_feed(bridge->store, feed);
 	bridge_changed(bridge);
