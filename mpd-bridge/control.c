@@ -10,6 +10,7 @@
 #include "playlist-files.h"
 #include "queue.h"
 #include "refresh.h"
+#include "show.h"
 #include "sync.h"
 #include "tracker.h"
 
@@ -518,6 +519,12 @@ state_of(const BridgeEpisode *episode)
 	return "new";
 }
 
+const char *
+bridge_command_episode_state(const BridgeEpisode *episode)
+{
+	return state_of(episode);
+}
+
 /* Whether @episode is in @state: one of its states, starred or later. */
 static gboolean
 is_in_state(Bridge *bridge, const BridgeEpisode *episode, const char *state)
@@ -718,6 +725,9 @@ static const BridgeCommand commands[] = {
 	{ "queue", "EPISODE…",
 	  "queue episodes: a number, a guid, or latest FEED", 1, G_MAXUINT,
 	  TRUE, FALSE, run_queue },
+	{ "show", "[EPISODE] [--json]",
+	  "an episode's page: show notes, chapters, links", 0, 3, FALSE, FALSE,
+	  bridge_show_run },
 	{ "import-opml", "FILE", "subscribe to every feed of an OPML file", 1,
 	  1, TRUE, FALSE, run_import_opml },
 	{ "export-opml", "", "the subscriptions as OPML", 0, 0, FALSE, FALSE,
@@ -755,7 +765,8 @@ bridge_command_run(Bridge *bridge, char **argv, GString *out, GError **error)
 		        "unknown command '%s'; the commands are subscribe, "
 		        "unsubscribe, list, refresh, set, episodes, mark, "
 		        "star, unstar, later, list-add, list-remove, lists, "
-		        "status, queue, import-opml, export-opml and ping",
+		        "status, queue, show, import-opml, export-opml and "
+		        "ping",
 		        argv[0] != NULL ? argv[0] : "");
 	if (n < command->min_args || n > command->max_args)
 		return fail(error, "usage: %s %s", command->name,
