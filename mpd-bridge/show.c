@@ -272,10 +272,14 @@ append_extras(const Page *page, GString *out, const char *gap)
 		                                            : "");
 	for (guint i = 0; i < n_chapters; i++) {
 		const FeedChapter *c = feed_episode_get_chapter(item, i);
+		const FeedChapter *last =
+		        feed_episode_get_chapter(item, n_chapters - 1);
 		g_autofree char *at = clock_text(feed_chapter_get_start(c));
+		g_autofree char *widest =
+		        clock_text(feed_chapter_get_start(last));
 
-		g_string_append_printf(out, "  %8s  %s\n", at,
-		                       feed_chapter_get_title(c));
+		g_string_append_printf(out, "  %*s  %s\n", (int)strlen(widest),
+		                       at, feed_chapter_get_title(c));
 	}
 	if (n_transcripts > 0)
 		g_string_append_printf(out, "%sTranscript:\n", gap);
