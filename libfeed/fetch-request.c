@@ -26,6 +26,8 @@ feed_fetch_request_copy(const FeedFetchRequest *request)
 	copy->content_hash = g_strdup(request->content_hash);
 	copy->username = g_strdup(request->username);
 	copy->password = g_strdup(request->password);
+	if (request->body_stream != NULL)
+		g_object_ref(request->body_stream);
 	return copy;
 }
 
@@ -42,6 +44,7 @@ feed_fetch_request_free(FeedFetchRequest *request)
 	if (request->password != NULL)
 		memset(request->password, 0, strlen(request->password));
 	g_free(request->password);
+	g_clear_object(&request->body_stream);
 	g_free(request);
 }
 
@@ -102,6 +105,18 @@ feed_fetch_request_set_episode_func(FeedFetchRequest *request,
 	request->episode_data = user_data;
 }
 
+void
+feed_fetch_request_set_body_stream(FeedFetchRequest *request,
+                                   GOutputStream *stream)
+{
+	g_return_if_fail(request != NULL);
+	g_return_if_fail(stream == NULL || G_IS_OUTPUT_STREAM(stream));
+	if (stream != NULL)
+		g_object_ref(stream);
+	g_clear_object(&request->body_stream);
+	request->body_stream = stream;
+}
+
 FeedFetchResult *
 feed_fetch_result_new(const char *url)
 {
@@ -134,6 +149,7 @@ feed_fetch_result_unref(FeedFetchResult *result)
 	g_free(result->etag);
 	g_free(result->last_modified);
 	g_free(result->content_hash);
+	g_clear_error(&result->body_stream_error);
 	g_free(result);
 }
 
@@ -219,6 +235,13 @@ feed_fetch_result_get_bytes_received(const FeedFetchResult *result)
 {
 	g_return_val_if_fail(result != NULL, 0);
 	return result->bytes;
+}
+
+const GError *
+feed_fetch_result_get_body_stream_error(const FeedFetchResult *result)
+{
+	g_return_val_if_fail(result != NULL, NULL);
+	return result->body_stream_error;
 }
 
 gint64

@@ -506,6 +506,22 @@ refuse_body(Fetch *fetch, GError *error)
 		g_error_free(error);
 }
 
+/* The caller's copy: the first page's body, until a write fails. */
+static void
+copy_body(Fetch *fetch, const char *data, gsize length)
+{
+	FeedFetchResult *result = fetch->result;
+	GError *error = NULL;
+
+	if (fetch->request->body_stream == NULL || fetch->pages > 0 ||
+	    result->body_stream_error != NULL)
+		return;
+	if (!g_output_stream_write_all(fetch->request->body_stream, data,
+	                               length, NULL, fetch->cancellable,
+	                               &error))
+		result->body_stream_error = error;
+}
+
 static size_t
 on_body(char *data, size_t size, size_t n, void *user_data)
 {
@@ -546,6 +562,7 @@ on_body(char *data, size_t size, size_t n, void *user_data)
 	XXH3_128bits_update(fetch->hash, data, length);
 	switch (fetch->body) {
 	case BODY_FEED:
+		copy_body(fetch, data, length);
 		if (!feed_parser_feed(fetch->parser, data, length, &error)) {
 			g_prefix_error(&error, "%s: ", fetch->request->url);
 			refuse_body(fetch, error);

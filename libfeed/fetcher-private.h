@@ -21,6 +21,7 @@ struct FeedFetchRequest {
 	guint max_pages;              /* 0 means the default */
 	FeedEpisodeFunc episode_func; /* NULL: episodes go to the channel */
 	gpointer episode_data;
+	GOutputStream *body_stream; /* gets a copy of the body; NULL: none */
 };
 
 struct FeedFetchResult {
@@ -38,6 +39,8 @@ struct FeedFetchResult {
 	guint http_status; /* 0 when no response came */
 	guint64 bytes;     /* bytes of bodies received, compressed */
 	gint64 elapsed;    /* microseconds */
+	/* Why the copy to the body stream stopped; NULL while it did not. */
+	GError *body_stream_error;
 };
 
 typedef struct Fetch Fetch;

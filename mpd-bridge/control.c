@@ -7,9 +7,11 @@
 #include "identity.h"
 #include "import.h"
 #include "lists.h"
+#include "notes-cache.h"
 #include "playlist-files.h"
 #include "queue.h"
 #include "refresh.h"
+#include "show.h"
 #include "subscribe.h"
 #include "sync.h"
 #include "tracker.h"
@@ -78,6 +80,7 @@ run_unsubscribe(Bridge *bridge, char **args, GString *out, GError **error)
 	if (feed == NULL)
 		return FALSE;
 	name = g_strdup(bridge_feed_get_name(feed));
+	bridge_notes_cache_remove(bridge, feed->id);
 	bridge_sync_remove(bridge, feed);
 	bridge_store_remove_feed(bridge->store, feed);
 	bridge_changed(bridge);
@@ -484,6 +487,12 @@ state_of(const BridgeEpisode *episode)
 	return "new";
 }
 
+const char *
+bridge_command_episode_state(const BridgeEpisode *episode)
+{
+	return state_of(episode);
+}
+
 /* Whether @episode is in @state: one of its states, starred or later. */
 static gboolean
 is_in_state(Bridge *bridge, const BridgeEpisode *episode, const char *state)
@@ -647,6 +656,9 @@ static const BridgeCommand commands[] = {
 	{ "queue", "EPISODE…",
 	  "queue episodes: a number, a guid, or latest FEED", 1, G_MAXUINT,
 	  TRUE, FALSE, run_queue },
+	{ "show", "[EPISODE] [--json]",
+	  "an episode's page: show notes, chapters, links", 0, 3, FALSE, FALSE,
+	  bridge_show_run },
 	{ "import-opml", "[--force] FILE",
 	  "subscribe to every feed of an OPML file that can be read", 1, 2,
 	  TRUE, FALSE, NULL, bridge_import_start },
@@ -672,6 +684,21 @@ bridge_command_lookup(const char *name)
 	return NULL;
 }
 
+/* "a, b and c": the names of the commands, for an error message. */
+static char *
+command_names(void)
+{
+	GString *text = g_string_new(NULL);
+
+	for (const BridgeCommand *c = commands; c->name != NULL; c++)
+		g_string_append_printf(text, "%s%s",
+		                       c == commands       ? ""
+		                       : c[1].name == NULL ? " and "
+		                                           : ", ",
+		                       c->name);
+	return g_string_free(text, FALSE);
+}
+
 /* The command @argv names, when its arguments fit it. */
 static const BridgeCommand *
 check_command(char **argv, GError **error)
@@ -681,12 +708,10 @@ check_command(char **argv, GError **error)
 	guint n = argv[0] != NULL ? g_strv_length(argv + 1) : 0;
 
 	if (command == NULL) {
-		usage_error(error,
-		            "unknown command '%s'; the commands are subscribe, "
-		            "unsubscribe, list, refresh, set, episodes, mark, "
-		            "star, unstar, later, list-add, list-remove, lists, "
-		            "status, queue, import-opml, export-opml and ping",
-		            argv[0] != NULL ? argv[0] : "");
+		g_autofree char *names = command_names();
+
+		usage_error(error, "unknown command '%s'; the commands are %s",
+		            argv[0] != NULL ? argv[0] : "", names);
 		return NULL;
 	}
 	if (n < command->min_args || n > command->max_args) {

@@ -84,6 +84,10 @@ bridge_command_parse_message(const char *text, char **reply_channel,
 GPtrArray *
 bridge_command_find_episodes(Bridge *bridge, char **args, GError **error);
 
+/* What `episodes` says of @episode: "new", "in-progress" or "listened". */
+const char *
+bridge_command_episode_state(const BridgeEpisode *episode);
+
 /* The error domain of commands: bad input a person should fix. */
 #define BRIDGE_COMMAND_ERROR (bridge_command_error_quark())
 

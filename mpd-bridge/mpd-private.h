@@ -62,4 +62,13 @@ gboolean
 bridge_mpd_is_server_error(const struct mpd_connection *conn,
                            enum mpd_server_error code);
 
+/*
+ * Asks MPD on @conn what it plays (status, then currentsong) into
+ * @status, which it clears first. FALSE when a command failed: *@what
+ * then says which, and @conn holds the error.
+ */
+gboolean
+bridge_mpd_read_player_status(struct mpd_connection *conn,
+                              BridgePlayerStatus *status, const char **what);
+
 #endif

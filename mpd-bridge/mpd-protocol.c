@@ -177,3 +177,46 @@ bridge_mpd_safe_playlist_name(const char *name)
 		out->str[0] = '_';
 	return g_string_free(out, FALSE);
 }
+
+gboolean
+bridge_mpd_read_player_status(struct mpd_connection *conn,
+                              BridgePlayerStatus *status, const char **what)
+{
+	struct mpd_status *st;
+	struct mpd_song *song;
+
+	*status =
+	        (BridgePlayerStatus){ BRIDGE_PLAYER_STOP, 0, NULL, 0, 0, NULL };
+	st = mpd_run_status(conn);
+	if (st == NULL) {
+		*what = "cannot ask for the player's status";
+		return FALSE;
+	}
+	switch (mpd_status_get_state(st)) {
+	case MPD_STATE_PLAY:
+		status->state = BRIDGE_PLAYER_PLAY;
+		break;
+	case MPD_STATE_PAUSE:
+		status->state = BRIDGE_PLAYER_PAUSE;
+		break;
+	default:
+		status->state = BRIDGE_PLAYER_STOP;
+		break;
+	}
+	status->elapsed_ms = mpd_status_get_elapsed_ms(st);
+	status->duration_ms = mpd_status_get_total_time(st) * 1000;
+	status->error = g_strdup(mpd_status_get_error(st));
+	mpd_status_free(st);
+	song = mpd_run_current_song(conn);
+	if (song != NULL) {
+		status->song_id = mpd_song_get_id(song);
+		status->uri = g_strdup(mpd_song_get_uri(song));
+		if (mpd_song_get_duration_ms(song) > 0)
+			status->duration_ms = mpd_song_get_duration_ms(song);
+		mpd_song_free(song);
+	} else if (mpd_connection_get_error(conn) != MPD_ERROR_SUCCESS) {
+		*what = "cannot ask for the current song";
+		return FALSE;
+	}
+	return TRUE;
+}

@@ -101,6 +101,32 @@ await_reply(struct mpd_connection *conn, const char *where,
 	return NULL;
 }
 
+/* A connection of its own, or NULL; *@where names it for messages. */
+static struct mpd_connection *
+connect_once(const BridgeMpdAddress *address, char **where, GError **error)
+{
+	struct mpd_connection *conn;
+
+	bridge_mpd_ignore_sigpipe();
+	conn = mpd_connection_new(address->host, address->port,
+	                          address->timeout_ms != 0
+	                                  ? address->timeout_ms
+	                                  : DEFAULT_TIMEOUT_MS);
+	*where = bridge_mpd_describe_connection(address, conn);
+	if (conn == NULL ||
+	    mpd_connection_get_error(conn) != MPD_ERROR_SUCCESS) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED,
+		            "cannot reach %s: %s; is it running? MPD_HOST and "
+		            "MPD_PORT say where it is",
+		            *where,
+		            conn != NULL
+		                    ? mpd_connection_get_error_message(conn)
+		                    : "out of memory");
+		g_clear_pointer(&conn, mpd_connection_free);
+	}
+	return conn;
+}
+
 char *
 bridge_mpd_request(const BridgeMpdAddress *address, const char *channel,
                    const char *text, const char *reply_channel,
@@ -118,24 +144,9 @@ bridge_mpd_request(const BridgeMpdAddress *address, const char *channel,
 	g_return_val_if_fail(reply_channel != NULL, NULL);
 	g_return_val_if_fail(error == NULL || *error == NULL, NULL);
 
-	bridge_mpd_ignore_sigpipe();
-	conn = mpd_connection_new(address->host, address->port,
-	                          address->timeout_ms != 0
-	                                  ? address->timeout_ms
-	                                  : DEFAULT_TIMEOUT_MS);
-	where = bridge_mpd_describe_connection(address, conn);
-	if (conn == NULL ||
-	    mpd_connection_get_error(conn) != MPD_ERROR_SUCCESS) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED,
-		            "cannot reach %s: %s; is it running? MPD_HOST and "
-		            "MPD_PORT say where it is",
-		            where,
-		            conn != NULL
-		                    ? mpd_connection_get_error_message(conn)
-		                    : "out of memory");
-		g_clear_pointer(&conn, mpd_connection_free);
+	conn = connect_once(address, &where, error);
+	if (conn == NULL)
 		return NULL;
-	}
 
 	raw = g_strdup_printf("@%s %s", reply_channel, text);
 	request = bridge_mpd_clean_text(raw);
@@ -167,4 +178,37 @@ bridge_mpd_request(const BridgeMpdAddress *address, const char *channel,
 	}
 	mpd_connection_free(conn);
 	return reply;
+}
+
+gboolean
+bridge_mpd_request_player_status(const BridgeMpdAddress *address,
+                                 BridgePlayerStatus *status, GError **error)
+{
+	struct mpd_connection *conn;
+	g_autofree char *where = NULL;
+	const char *what = NULL;
+	gboolean ok = FALSE;
+
+	g_return_val_if_fail(address != NULL, FALSE);
+	g_return_val_if_fail(status != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	*status =
+	        (BridgePlayerStatus){ BRIDGE_PLAYER_STOP, 0, NULL, 0, 0, NULL };
+	conn = connect_once(address, &where, error);
+	if (conn == NULL)
+		return FALSE;
+	if (address->password != NULL &&
+	    !mpd_run_password(conn, address->password)) {
+		request_failed(conn, where, error);
+		g_prefix_error(error, "wrong password? ");
+	} else if (!bridge_mpd_read_player_status(conn, status, &what)) {
+		request_failed(conn, where, error);
+		g_prefix_error(error, "%s: ", what);
+		bridge_player_status_clear(status);
+	} else {
+		ok = TRUE;
+	}
+	mpd_connection_free(conn);
+	return ok;
 }

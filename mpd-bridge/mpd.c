@@ -738,8 +738,8 @@ gboolean
 bridge_mpd_player_status(BridgeMpd *mpd, BridgePlayerStatus *status,
                          GError **error)
 {
-	struct mpd_status *st;
-	struct mpd_song *song;
+	const char *what = NULL;
+	gboolean ok = TRUE;
 
 	g_return_val_if_fail(mpd != NULL, FALSE);
 	g_return_val_if_fail(status != NULL, FALSE);
@@ -749,41 +749,10 @@ bridge_mpd_player_status(BridgeMpd *mpd, BridgePlayerStatus *status,
 	        (BridgePlayerStatus){ BRIDGE_PLAYER_STOP, 0, NULL, 0, 0, NULL };
 	if (!begin_command(mpd, error))
 		return FALSE;
-	st = mpd_run_status(mpd->conn);
-	if (st == NULL) {
-		fail(mpd, error, "cannot ask for the player's status");
-		end_command(mpd);
-		return FALSE;
-	}
-	switch (mpd_status_get_state(st)) {
-	case MPD_STATE_PLAY:
-		status->state = BRIDGE_PLAYER_PLAY;
-		break;
-	case MPD_STATE_PAUSE:
-		status->state = BRIDGE_PLAYER_PAUSE;
-		break;
-	default:
-		status->state = BRIDGE_PLAYER_STOP;
-		break;
-	}
-	status->elapsed_ms = mpd_status_get_elapsed_ms(st);
-	status->duration_ms = mpd_status_get_total_time(st) * 1000;
-	status->error = g_strdup(mpd_status_get_error(st));
-	mpd_status_free(st);
-	song = mpd_run_current_song(mpd->conn);
-	if (song != NULL) {
-		status->song_id = mpd_song_get_id(song);
-		status->uri = g_strdup(mpd_song_get_uri(song));
-		if (mpd_song_get_duration_ms(song) > 0)
-			status->duration_ms = mpd_song_get_duration_ms(song);
-		mpd_song_free(song);
-	} else if (mpd_connection_get_error(mpd->conn) != MPD_ERROR_SUCCESS) {
-		fail(mpd, error, "cannot ask for the current song");
-		end_command(mpd);
-		return FALSE;
-	}
+	if (!bridge_mpd_read_player_status(mpd->conn, status, &what))
+		ok = fail(mpd, error, what);
 	end_command(mpd);
-	return TRUE;
+	return ok;
 }
 
 void

@@ -295,6 +295,16 @@ bridge_mpd_request(const BridgeMpdAddress *address, const char *channel,
                    const char *text, const char *reply_channel,
                    guint timeout_ms, GError **error);
 
+/*
+ * For the command line: connects once (blocking, with the address's
+ * timeout), sends the password, and asks what MPD plays, as
+ * bridge_mpd_player_status() does. G_IO_ERROR_CONNECTION_REFUSED when MPD
+ * could not be reached. Uses no main loop.
+ */
+gboolean
+bridge_mpd_request_player_status(const BridgeMpdAddress *address,
+                                 BridgePlayerStatus *status, GError **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(BridgeMpd, bridge_mpd_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(BridgeQueueSong, bridge_queue_song_free)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(BridgeMpdAddress, bridge_mpd_address_clear)

@@ -5,6 +5,7 @@
 #include "refresh.h"
 
 #include "identity.h"
+#include "notes-cache.h"
 #include "queue.h"
 #include "sync.h"
 
@@ -18,6 +19,7 @@ typedef struct {
 	char *feed_id;
 	BridgeRefreshDone done;
 	gpointer user_data;
+	BridgeNotesWriter *notes; /* the body's copy; NULL: none */
 } Refresh;
 
 static gint64
@@ -333,6 +335,8 @@ on_fetched(FeedFetchResult *result, const GError *error, gpointer data)
 	gint64 now = now_seconds();
 
 	bridge->fetching--;
+	bridge_notes_writer_end(refresh->notes, feed != NULL ? result : NULL,
+	                        error);
 	/* Unsubscribed while it was being fetched, or shutting down. */
 	if (feed == NULL ||
 	    g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -415,9 +419,19 @@ bridge_refresh_feed(Bridge *bridge, BridgeFeed *feed, BridgeRefreshDone done,
 	refresh->feed_id = g_strdup(feed->id);
 	refresh->done = done;
 	refresh->user_data = user_data;
-	feed_fetch_request_set_validators(request, feed->etag,
-	                                  feed->last_modified);
-	feed_fetch_request_set_content_hash(request, feed->content_hash);
+	refresh->notes = bridge_notes_writer_new(bridge, feed->id);
+	/* With no notes kept yet (a cache deleted), the whole body again. */
+	if (refresh->notes == NULL ||
+	    bridge_notes_cache_exists(bridge, feed->id)) {
+		feed_fetch_request_set_validators(request, feed->etag,
+		                                  feed->last_modified);
+		feed_fetch_request_set_content_hash(request,
+		                                    feed->content_hash);
+	}
+	if (refresh->notes != NULL)
+		feed_fetch_request_set_body_stream(
+		        request,
+		        bridge_notes_writer_get_stream(refresh->notes));
 	/* Not due again while it is being fetched. */
 	feed->next_refresh = G_MAXINT64;
 	bridge->fetching++;

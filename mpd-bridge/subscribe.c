@@ -6,6 +6,7 @@
  */
 #include "subscribe.h"
 
+#include "notes-cache.h"
 #include "refresh.h"
 #include "sync.h"
 
@@ -70,6 +71,7 @@ on_fetched(Bridge *bridge, BridgeFeed *feed, const FeedFetchResult *result,
 		error = dropped;
 		/* Both pushed the same playlist: it is the other's again. */
 		bridge_sync_remove(bridge, feed);
+		bridge_notes_cache_remove(bridge, feed->id);
 		bridge_store_remove_feed(bridge->store, feed);
 		bridge_changed(bridge);
 		bridge_sync_feed(bridge, other, TRUE);

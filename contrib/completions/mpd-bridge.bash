@@ -52,7 +52,7 @@ _mpd_bridge()
 	local prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local commands='run subscribe unsubscribe list refresh set episodes
 		queue mark star unstar later list-add list-remove lists status
-		import-opml export-opml ping help'
+		show import-opml export-opml ping help'
 	local cmd=${COMP_WORDS[0]/#\~/$HOME} i command='' first=0
 	local -a config=()
 	COMPREPLY=()
@@ -125,6 +125,13 @@ _mpd_bridge()
 			_mpd_bridge_complete_feeds "$word" "$cmd" "${config[@]}"
 		else
 			COMPREPLY=($(compgen -W 'latest' -- "$cur"))
+		fi
+		;;
+	show)
+		if [[ $prev == latest ]]; then
+			_mpd_bridge_complete_feeds "$word" "$cmd" "${config[@]}"
+		else
+			COMPREPLY=($(compgen -W 'latest --json' -- "$cur"))
 		fi
 		;;
 	import-opml)

@@ -17,6 +17,7 @@
 #include <feed/error.h>
 #include <feed/fetcher.h>
 #include <feed/funding.h>
+#include <feed/notes.h>
 #include <feed/opml.h>
 #include <feed/parser.h>
 #include <feed/person.h>

@@ -162,6 +162,39 @@ feed_fetch_request_set_episode_func(FeedFetchRequest *request,
                                     FeedEpisodeFunc func, gpointer user_data);
 
 /**
+ * Writes a copy of the feed's body to @p stream as it arrives, after
+ * content decoding (the bytes the parser reads), so that a caller can keep
+ * the document without holding it in memory. Only the feed's own body is
+ * written: not the bodies of redirects, of error statuses or of a web page
+ * that autodiscovery reads (the feed it links is written instead), and
+ * with #FEED_FETCH_FOLLOW_PAGES only the first page. Writes block the
+ * fetcher's context, so give a stream that does not block for long (a
+ * local file). The stream is never flushed or closed: the caller closes
+ * it once the fetch has called back, and then decides what to keep.
+ *
+ * - #FEED_FETCH_UPDATED: the whole body was written.
+ * - #FEED_FETCH_UNCHANGED: the whole body was written too; it is the one
+ *   the content hash was taken of.
+ * - #FEED_FETCH_NOT_MODIFIED: nothing was written.
+ * - A failed fetch: any part of the body may have been written; discard
+ *   it.
+ *
+ * When a write fails, the copy stops there and the fetch goes on;
+ * feed_fetch_result_get_body_stream_error() then says why. A request with
+ * a stream is meant for one fetch: each fetch of it writes to the same
+ * stream.
+ *
+ * @param request a request
+ * @param stream (nullable) where the body goes, or NULL for no copy; the
+ *        request and each fetch of it hold a reference
+ * @since 0.1
+ */
+FEED_PUBLIC
+void
+feed_fetch_request_set_body_stream(FeedFetchRequest *request,
+                                   GOutputStream *stream);
+
+/**
  * Creates a fetcher whose transfers run on @p context.
  *
  * @param context (nullable) the main context, or NULL for the thread's
@@ -437,6 +470,19 @@ feed_fetch_result_get_http_status(const FeedFetchResult *result);
 FEED_PUBLIC
 guint64
 feed_fetch_result_get_bytes_received(const FeedFetchResult *result);
+
+/**
+ * Tells why the copy of the body to the request's body stream stopped
+ * (see feed_fetch_request_set_body_stream()).
+ *
+ * @param result a result
+ * @return (transfer none) (nullable) the error of the write that failed,
+ *         or NULL when every write succeeded or there was no stream
+ * @since 0.1
+ */
+FEED_PUBLIC
+const GError *
+feed_fetch_result_get_body_stream_error(const FeedFetchResult *result);
 
 /**
  * Returns how long the fetch took, from its start to its callback.

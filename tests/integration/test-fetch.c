@@ -1697,6 +1697,126 @@ test_stream_pages(Fixture *fx, gconstpointer data)
 	                 ==, 0);
 }
 
+/* A copy of the body */
+
+/* What a memory stream holds, as a NUL-terminated string. */
+static char *
+stream_text(GOutputStream *stream)
+{
+	GMemoryOutputStream *memory = G_MEMORY_OUTPUT_STREAM(stream);
+
+	return g_strndup(g_memory_output_stream_get_data(memory),
+	                 g_memory_output_stream_get_data_size(memory));
+}
+
+/* Fetches @path with a copy of the body into a new memory stream. */
+static FeedFetchResult *
+fetch_copy(Fixture *fx, const char *path, const char *etag,
+           GOutputStream **stream, GError **error)
+{
+	FeedFetchRequest *request = request_for(path);
+
+	*stream = g_memory_output_stream_new_resizable();
+	feed_fetch_request_set_body_stream(request, *stream);
+	feed_fetch_request_set_validators(request, etag, NULL);
+	return fetch_request(fx, request, error);
+}
+
+static void
+test_body_stream_copy(Fixture *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedFetchResult) result = NULL;
+	g_autoptr(GOutputStream) stream = NULL;
+	g_autoptr(FeedChannel) channel = NULL;
+	g_autofree char *copy = NULL;
+	g_autofree char *plain = server_get("/noval/copy");
+
+	g_test_summary("The body stream gets the feed as decoded, not the "
+	               "bodies of the redirects before it");
+	result = fetch_copy(fx, "/redirect/302/2/gzip/copy", NULL, &stream,
+	                    &error);
+	g_assert_no_error(error);
+	assert_updated(result, "copy", 3);
+	g_assert_null(feed_fetch_result_get_body_stream_error(result));
+	g_assert_false(g_output_stream_is_closed(stream));
+	copy = stream_text(stream);
+	g_assert_cmpstr(copy, ==, plain);
+	channel = feed_channel_new_from_data(copy, strlen(copy), NULL, &error);
+	g_assert_no_error(error);
+	assert_feed(channel, "copy", 3);
+}
+
+static void
+test_body_stream_discovered(Fixture *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedFetchResult) result = NULL;
+	g_autoptr(GOutputStream) stream = NULL;
+	g_autofree char *copy = NULL;
+	g_autofree char *feed = server_get("/feed/dcopy");
+
+	g_test_summary("After autodiscovery the body stream holds the feed, "
+	               "not the web page");
+	result = fetch_copy(fx, "/page/rss/dcopy", NULL, &stream, &error);
+	g_assert_no_error(error);
+	assert_updated(result, "dcopy", 3);
+	copy = stream_text(stream);
+	g_assert_cmpstr(copy, ==, feed);
+}
+
+static void
+test_body_stream_nothing(Fixture *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedFetchResult) first = NULL;
+	g_autoptr(FeedFetchResult) second = NULL;
+	g_autoptr(FeedFetchResult) failed = NULL;
+	g_autoptr(GOutputStream) stream = NULL;
+	g_autoptr(GOutputStream) again = NULL;
+	g_autoptr(GOutputStream) error_page = NULL;
+
+	g_test_summary("A 304 and an error status write nothing to the body "
+	               "stream");
+	first = fetch_copy(fx, "/feed/nothing", NULL, &stream, &error);
+	g_assert_no_error(error);
+	assert_updated(first, "nothing", 3);
+	second = fetch_copy(fx, "/feed/nothing",
+	                    feed_fetch_result_get_etag(first), &again, &error);
+	g_assert_no_error(error);
+	g_assert_cmpint(feed_fetch_result_get_status(second), ==,
+	                FEED_FETCH_NOT_MODIFIED);
+	g_assert_cmpuint(g_memory_output_stream_get_data_size(
+	                         G_MEMORY_OUTPUT_STREAM(again)),
+	                 ==, 0);
+	failed = fetch_copy(fx, "/status/500/nothing", NULL, &error_page,
+	                    &error);
+	g_assert_error(error, FEED_ERROR, FEED_ERROR_HTTP);
+	g_assert_cmpuint(g_memory_output_stream_get_data_size(
+	                         G_MEMORY_OUTPUT_STREAM(error_page)),
+	                 ==, 0);
+}
+
+static void
+test_body_stream_write_fails(Fixture *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedFetchResult) result = NULL;
+	g_autoptr(GOutputStream) stream =
+	        g_memory_output_stream_new_resizable();
+	FeedFetchRequest *request = request_for("/feed/closed");
+
+	g_test_summary("A stream that refuses the copy does not fail the "
+	               "fetch; the result says why the copy stopped");
+	g_output_stream_close(stream, NULL, NULL);
+	feed_fetch_request_set_body_stream(request, stream);
+	result = fetch_request(fx, request, &error);
+	g_assert_no_error(error);
+	assert_updated(result, "closed", 3);
+	g_assert_error(feed_fetch_result_get_body_stream_error(result),
+	               G_IO_ERROR, G_IO_ERROR_CLOSED);
+}
+
 /* feed_fetch_sync() */
 
 static void
@@ -1897,6 +2017,11 @@ main(int argc, char **argv)
 	ADD("/fetch/cancel/free-fetcher", test_cancel_free_fetcher, NULL);
 	ADD("/fetch/stream/episodes", test_stream_episodes, NULL);
 	ADD("/fetch/stream/pages", test_stream_pages, NULL);
+	ADD("/fetch/body-stream/copy", test_body_stream_copy, NULL);
+	ADD("/fetch/body-stream/discovered", test_body_stream_discovered, NULL);
+	ADD("/fetch/body-stream/nothing", test_body_stream_nothing, NULL);
+	ADD("/fetch/body-stream/write-fails", test_body_stream_write_fails,
+	    NULL);
 	ADD("/fetch/sync/updated", test_sync_updated, NULL);
 	ADD("/fetch/sync/redirect", test_sync_redirect, NULL);
 	ADD("/fetch/sync/errors", test_sync_errors, NULL);
