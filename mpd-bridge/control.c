@@ -9,6 +9,7 @@
 #include "playlist-files.h"
 #include "queue.h"
 #include "refresh.h"
+#include "search-command.h"
 #include "sync.h"
 #include "tracker.h"
 
@@ -83,6 +84,18 @@ static gboolean
 run_subscribe(Bridge *bridge, char **args, GString *out, GError **error)
 {
 	BridgeFeed *feed;
+	g_autofree char *found = NULL;
+	char *found_args[3] = { NULL, NULL, NULL };
+
+	/* A bare number is that podcast of the last search. */
+	if (bridge_search_is_number(args[0])) {
+		found = bridge_search_resolve(bridge->config, args[0], error);
+		if (found == NULL)
+			return FALSE;
+		found_args[0] = found;
+		found_args[1] = args[1];
+		args = found_args;
+	}
 
 	if (!is_http(args[0]))
 		return fail(error,
@@ -679,8 +692,9 @@ run_ping(Bridge *bridge, char **args, GString *out, GError **error)
 }
 
 static const BridgeCommand commands[] = {
-	{ "subscribe", "URL [NAME]", "subscribe to a feed or a podcast's site",
-	  1, 2, TRUE, FALSE, run_subscribe },
+	{ "subscribe", "URL|N [NAME]",
+	  "subscribe to a feed, a podcast's site, or a search's result N", 1, 2,
+	  TRUE, FALSE, run_subscribe },
 	{ "unsubscribe", "FEED", "drop a subscription and its playlist", 1, 1,
 	  TRUE, FALSE, run_unsubscribe },
 	{ "list", "[--json]", "the subscriptions, with their state", 0, 1,
@@ -720,6 +734,9 @@ static const BridgeCommand commands[] = {
 	  1, TRUE, FALSE, run_import_opml },
 	{ "export-opml", "", "the subscriptions as OPML", 0, 0, FALSE, FALSE,
 	  run_export_opml },
+	{ "search", "[--json] TERMS…",
+	  "find podcasts by name in a directory; subscribe N takes one", 1,
+	  G_MAXUINT, FALSE, FALSE, bridge_search_run },
 	{ "ping", "", "check that the daemon answers", 0, 0, TRUE, TRUE,
 	  run_ping },
 	{ NULL, NULL, NULL, 0, 0, FALSE, FALSE, NULL },
@@ -753,7 +770,8 @@ bridge_command_run(Bridge *bridge, char **argv, GString *out, GError **error)
 		        "unknown command '%s'; the commands are subscribe, "
 		        "unsubscribe, list, refresh, set, episodes, mark, "
 		        "star, unstar, later, list-add, list-remove, lists, "
-		        "status, queue, import-opml, export-opml and ping",
+		        "status, queue, import-opml, export-opml, search and "
+		        "ping",
 		        argv[0] != NULL ? argv[0] : "");
 	if (n < command->min_args || n > command->max_args)
 		return fail(error, "usage: %s %s", command->name,

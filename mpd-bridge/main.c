@@ -9,6 +9,7 @@
 #include "playlist-files.h"
 #include "queue.h"
 #include "refresh.h"
+#include "search-command.h"
 #include "sync.h"
 #include "tracker.h"
 
@@ -378,10 +379,25 @@ run_through_daemon(Bridge *bridge, char **argv, const GError *lock_error)
 	        "%s-reply-%d", bridge->config->channel, (int)getpid());
 	g_autoptr(GError) error = NULL;
 	g_autofree char *answer = NULL;
+	g_auto(GStrv) found = NULL;
+	char *url;
 
 	if (strcmp(argv[0], "import-opml") == 0 && argv[1] != NULL &&
 	    argv[2] == NULL)
 		return import_through_daemon(bridge, argv[1], reply_channel);
+	/* subscribe N: the daemon's cache may not be this user's. */
+	if (strcmp(argv[0], "subscribe") == 0 && argv[1] != NULL &&
+	    bridge_search_is_number(argv[1])) {
+		url = bridge_search_resolve(bridge->config, argv[1], &error);
+		if (url == NULL) {
+			fprintf(stderr, "mpd-bridge: %s\n", error->message);
+			return EXIT_FAILED;
+		}
+		found = g_strdupv(argv);
+		g_free(found[1]);
+		found[1] = url;
+		argv = found;
+	}
 	text = quote_command(argv);
 	answer = bridge_mpd_request(&bridge->config->mpd,
 	                            bridge->config->channel, text,
