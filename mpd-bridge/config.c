@@ -7,6 +7,7 @@
 #define GROUP_MPD    "mpd"
 #define GROUP_BRIDGE "bridge"
 #define GROUP_LISTEN "listening"
+#define GROUP_SEARCH "search"
 
 static gboolean
 read_string(GKeyFile *file, const char *group, const char *key, char **value,
@@ -81,6 +82,89 @@ read_bool(GKeyFile *file, const char *group, const char *key, gboolean *value,
 }
 
 static gboolean
+read_url(GKeyFile *file, const char *group, const char *key, char **value,
+         GError **error)
+{
+	g_autofree char *text = NULL;
+	g_autoptr(GUri) uri = NULL;
+	const char *scheme;
+
+	if (!read_string(file, group, key, &text, error))
+		return FALSE;
+	if (text == NULL)
+		return TRUE;
+	g_strstrip(text);
+	uri = g_uri_parse(text, G_URI_FLAGS_NONE, NULL);
+	scheme = uri != NULL ? g_uri_get_scheme(uri) : NULL;
+	if (scheme == NULL ||
+	    (g_ascii_strcasecmp(scheme, "http") != 0 &&
+	     g_ascii_strcasecmp(scheme, "https") != 0) ||
+	    g_uri_get_host(uri) == NULL || *g_uri_get_host(uri) == '\0') {
+		g_set_error(error, G_KEY_FILE_ERROR,
+		            G_KEY_FILE_ERROR_INVALID_VALUE,
+		            "[%s] %s must be an http or https URL, not '%s'",
+		            group, key, text);
+		return FALSE;
+	}
+	g_free(*value);
+	*value = g_steal_pointer(&text);
+	return TRUE;
+}
+
+/*
+ * An empty value is none, as if the key were not there. Anything else goes
+ * into an HTTP header as it is: one word of printable ASCII.
+ */
+static gboolean
+check_word(char **value, const char *key, GError **error)
+{
+	if (*value != NULL && *g_strstrip(*value) == '\0')
+		g_clear_pointer(value, g_free);
+	for (const char *p = *value; p != NULL && *p != '\0'; p++) {
+		if ((guchar)*p <= ' ' || (guchar)*p >= 0x7f) {
+			g_set_error(
+			        error, G_KEY_FILE_ERROR,
+			        G_KEY_FILE_ERROR_INVALID_VALUE,
+			        "[search] %s must be one word of letters, "
+			        "digits and punctuation, as podcastindex.org "
+			        "gave it",
+			        key);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+static gboolean
+read_search(BridgeSearchSettings *search, GKeyFile *file, GError **error)
+{
+	if (!read_url(file, GROUP_SEARCH, "itunes_url", &search->itunes_url,
+	              error) ||
+	    !read_url(file, GROUP_SEARCH, "podcastindex_url",
+	              &search->podcastindex_url, error) ||
+	    !read_string(file, GROUP_SEARCH, "podcastindex_key",
+	                 &search->podcastindex_key, error) ||
+	    !read_string(file, GROUP_SEARCH, "podcastindex_secret",
+	                 &search->podcastindex_secret, error) ||
+	    !read_uint(file, GROUP_SEARCH, "timeout", 1, 600,
+	               &search->timeout_seconds, error) ||
+	    !check_word(&search->podcastindex_key, "podcastindex_key", error) ||
+	    !check_word(&search->podcastindex_secret, "podcastindex_secret",
+	                error))
+		return FALSE;
+	if ((search->podcastindex_key == NULL) !=
+	    (search->podcastindex_secret == NULL)) {
+		g_set_error(error, G_KEY_FILE_ERROR,
+		            G_KEY_FILE_ERROR_INVALID_VALUE,
+		            "[search] podcastindex_key and podcastindex_secret "
+		            "go together: set both (from podcastindex.org), "
+		            "or neither to search iTunes");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
 read_file(BridgeConfig *config, GKeyFile *file, GError **error)
 {
 	guint port = config->mpd.port;
@@ -128,7 +212,8 @@ read_file(BridgeConfig *config, GKeyFile *file, GError **error)
 	    !read_uint(file, GROUP_LISTEN, "tail_percent", 0, 50,
 	               &config->listened_percent, error) ||
 	    !read_uint(file, GROUP_LISTEN, "tail_seconds", 0, 3600,
-	               &config->listened_seconds, error))
+	               &config->listened_seconds, error) ||
+	    !read_search(&config->search, file, error))
 		return FALSE;
 	config->mpd.port = port;
 	config->mpd.timeout_ms = timeout * 1000;
@@ -174,6 +259,10 @@ bridge_config_load(const char *path, GError **error)
 	                                      "mpd-bridge", "state", NULL);
 	config->cache_directory =
 	        g_build_filename(g_get_user_cache_dir(), "mpd-bridge", NULL);
+	config->search.itunes_url = g_strdup("https://itunes.apple.com/search");
+	config->search.podcastindex_url =
+	        g_strdup("https://api.podcastindex.org/api/1.0/search/byterm");
+	config->search.timeout_seconds = 20;
 
 	if (!g_key_file_load_from_file(file, config->config_path,
 	                               G_KEY_FILE_NONE, &local)) {
@@ -224,5 +313,9 @@ bridge_config_free(BridgeConfig *config)
 	g_free(config->config_path);
 	g_free(config->state_path);
 	g_free(config->cache_directory);
+	g_free(config->search.itunes_url);
+	g_free(config->search.podcastindex_url);
+	g_free(config->search.podcastindex_key);
+	g_free(config->search.podcastindex_secret);
 	g_free(config);
 }

@@ -6,6 +6,21 @@
 
 #include <glib.h>
 
+/* Where `mpd-bridge search` looks for podcasts ([search]). */
+typedef struct {
+	char *itunes_url;          /* itunes_url: Apple's iTunes Search API,
+	                              "https://itunes.apple.com/search" */
+	char *podcastindex_url;    /* podcastindex_url: Podcast Index's search
+	                              by term, "https://api.podcastindex.org/
+	                              api/1.0/search/byterm" */
+	char *podcastindex_key;    /* podcastindex_key: NULL for none; with
+	                              the secret, searches go to Podcast Index
+	                              instead of iTunes */
+	char *podcastindex_secret; /* podcastindex_secret: NULL for none; set
+	                              exactly when the key is */
+	guint timeout_seconds;     /* timeout: 20 s for a whole search */
+} BridgeSearchSettings;
+
 typedef struct {
 	BridgeMpdAddress mpd;     /* [mpd] host, port, password, timeout */
 	char *channel;            /* [bridge] channel: "mpd-bridge" */
@@ -37,6 +52,7 @@ typedef struct {
 	char *cache_directory;    /* [bridge] cache_directory: what can be
 	                             fetched again (feed bodies, the last
 	                             search); XDG_CACHE_HOME/mpd-bridge */
+	BridgeSearchSettings search; /* [search] */
 } BridgeConfig;
 
 /*

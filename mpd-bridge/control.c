@@ -11,6 +11,7 @@
 #include "playlist-files.h"
 #include "queue.h"
 #include "refresh.h"
+#include "search-command.h"
 #include "show.h"
 #include "subscribe.h"
 #include "sync.h"
@@ -386,14 +387,15 @@ format_time(gint64 unix_seconds, const char *format)
 }
 
 static void
-write_json(GString *out, JsonBuilder *builder)
+write_json(const Bridge *bridge, GString *out, JsonBuilder *builder)
 {
 	g_autoptr(JsonGenerator) generator = json_generator_new();
 	g_autoptr(JsonNode) root = json_builder_get_root(builder);
 	g_autofree char *text = NULL;
 
 	json_generator_set_root(generator, root);
-	json_generator_set_pretty(generator, TRUE);
+	/* Over MPD's channel an answer is one line. */
+	json_generator_set_pretty(generator, !bridge->daemon);
 	text = json_generator_to_data(generator, NULL);
 	g_string_append(out, text);
 }
@@ -470,7 +472,7 @@ run_list(Bridge *bridge, char **args, GString *out, GError **error)
 	}
 	json_builder_end_array(builder);
 	if (json)
-		write_json(out, builder);
+		write_json(bridge, out, builder);
 	else if (feeds->len == 0)
 		g_string_append(out, "no subscriptions yet: mpd-bridge "
 		                     "subscribe URL\n");
@@ -588,7 +590,7 @@ run_episodes(Bridge *bridge, char **args, GString *out, GError **error)
 	}
 	json_builder_end_array(builder);
 	if (json)
-		write_json(out, builder);
+		write_json(bridge, out, builder);
 	return TRUE;
 }
 
@@ -618,9 +620,10 @@ run_ping(Bridge *bridge, char **args, GString *out, GError **error)
 }
 
 static const BridgeCommand commands[] = {
-	{ "subscribe", "[--force] URL [NAME]",
-	  "subscribe to a feed or a podcast's site, once it is read", 1, 3,
-	  TRUE, FALSE, NULL, bridge_subscribe_start },
+	{ "subscribe", "[--force] URL|N [NAME]",
+	  "subscribe to a feed, a podcast's site, or a search's result N, "
+	  "once it is read",
+	  1, 3, TRUE, FALSE, NULL, bridge_subscribe_start },
 	{ "unsubscribe", "FEED", "drop a subscription and its playlist", 1, 1,
 	  TRUE, FALSE, run_unsubscribe },
 	{ "list", "[--json]", "the subscriptions, with their state", 0, 1,
@@ -664,6 +667,9 @@ static const BridgeCommand commands[] = {
 	  TRUE, FALSE, NULL, bridge_import_start },
 	{ "export-opml", "", "the subscriptions as OPML", 0, 0, FALSE, FALSE,
 	  run_export_opml },
+	{ "search", "[--json] TERMS…",
+	  "find podcasts by name in a directory; subscribe N takes one", 1,
+	  G_MAXUINT, FALSE, FALSE, NULL, bridge_search_start },
 	{ "ping", "", "check that the daemon answers", 0, 0, TRUE, TRUE,
 	  run_ping },
 	{ NULL, NULL, NULL, 0, 0, FALSE, FALSE, NULL, NULL },

@@ -10,6 +10,7 @@
 #include "playlist-files.h"
 #include "queue.h"
 #include "refresh.h"
+#include "search-command.h"
 #include "subscribe.h"
 #include "sync.h"
 #include "tracker.h"
@@ -394,9 +395,29 @@ run_through_daemon(Bridge *bridge, char **argv, const GError *lock_error)
 	const BridgeCommand *command = bridge_command_lookup(argv[0]);
 	g_autoptr(GError) error = NULL;
 	g_autofree char *answer = NULL;
+	g_auto(GStrv) found = NULL;
+	char *url;
 
 	if (strcmp(argv[0], "import-opml") == 0)
 		return import_through_daemon(bridge, argv);
+	/* subscribe N: the daemon's cache may not be this user's. */
+	if (strcmp(argv[0], "subscribe") == 0 && argv[1] != NULL) {
+		guint u = strcmp(argv[1], "--force") == 0 ? 2 : 1;
+
+		if (argv[u] != NULL && bridge_search_is_number(argv[u])) {
+			url = bridge_search_resolve(bridge->config, argv[u],
+			                            &error);
+			if (url == NULL) {
+				fprintf(stderr, "mpd-bridge: %s\n",
+				        error->message);
+				return EXIT_FAILED;
+			}
+			found = g_strdupv(argv);
+			g_free(found[u]);
+			found[u] = url;
+			argv = found;
+		}
+	}
 	text = quote_command(argv);
 	/* Subscribe answers after its fetch, which has a limit of its own. */
 	answer = bridge_mpd_request(

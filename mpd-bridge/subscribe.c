@@ -8,6 +8,7 @@
 
 #include "notes-cache.h"
 #include "refresh.h"
+#include "search-command.h"
 #include "sync.h"
 
 #include <string.h>
@@ -194,6 +195,7 @@ void
 bridge_subscribe_start(Bridge *bridge, char **args, BridgeCall *call)
 {
 	gboolean force = strcmp(args[0], "--force") == 0;
+	g_autofree char *url = NULL;
 
 	if (force)
 		args++;
@@ -205,6 +207,16 @@ bridge_subscribe_start(Bridge *bridge, char **args, BridgeCall *call)
 		                                  "URL [NAME]"));
 		return;
 	}
-	bridge_subscribe(bridge, args[0], args[1], force, on_subscribed,
-	                 call);
+	/* A bare number is that podcast of the last search. */
+	if (bridge_search_is_number(args[0])) {
+		GError *error = NULL;
+
+		url = bridge_search_resolve(bridge->config, args[0], &error);
+		if (url == NULL) {
+			bridge_call_return(call, error);
+			return;
+		}
+	}
+	bridge_subscribe(bridge, url != NULL ? url : args[0], args[1], force,
+	                 on_subscribed, call);
 }

@@ -52,7 +52,7 @@ _mpd_bridge()
 	local prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local commands='run subscribe unsubscribe list refresh set episodes
 		queue mark star unstar later list-add list-remove lists status
-		show import-opml export-opml ping help'
+		show import-opml export-opml search ping help'
 	local cmd=${COMP_WORDS[0]/#\~/$HOME} i command='' first=0
 	local -a config=()
 	COMPREPLY=()
@@ -136,6 +136,9 @@ _mpd_bridge()
 		;;
 	import-opml)
 		((n == 0)) && _mpd_bridge_files "$word"
+		;;
+	search)
+		[[ $cur == -* ]] && COMPREPLY=($(compgen -W '--json' -- "$cur"))
 		;;
 	esac
 } &&
