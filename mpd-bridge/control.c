@@ -728,8 +728,9 @@ check_command(char **argv, GError **error)
 	 */
 	for (guint i = 1; argv[i] != NULL; i++)
 		if (!g_utf8_validate(argv[i], -1, NULL)) {
-			usage_error(error, "argument %u of %s is not UTF-8 text",
-			            i, command->name);
+			usage_error(error,
+			            "argument %u of %s is not UTF-8 text", i,
+			            command->name);
 			return NULL;
 		}
 	return command;
@@ -743,8 +744,10 @@ bridge_command_run(Bridge *bridge, char **argv, GString *out, GError **error)
 	if (command == NULL)
 		return FALSE;
 	if (command->run == NULL)
-		return usage_error(error, "%s answers later: it is started, "
-		                          "not run", command->name);
+		return usage_error(error,
+		                   "%s answers later: it is started, "
+		                   "not run",
+		                   command->name);
 	return command->run(bridge, argv + 1, out, error);
 }
 

@@ -126,9 +126,8 @@ on_subscribed(Bridge *bridge, BridgeFeed *feed, const GError *error,
 	Local *local = data;
 
 	import_count(local->import,
-	             feed == NULL &&
-	                     g_error_matches(error, G_IO_ERROR,
-	                                     G_IO_ERROR_EXISTS),
+	             feed == NULL && g_error_matches(error, G_IO_ERROR,
+	                                             G_IO_ERROR_EXISTS),
 	             feed == NULL ? error->message : NULL);
 	finish_if_settled(local);
 }
@@ -225,9 +224,9 @@ send_subscribes(gpointer data)
 		        feed_opml_get_subscription(sender->opml, i);
 		g_autofree char *quoted =
 		        g_shell_quote(feed_subscription_get_url(s));
-		g_autofree char *text =
-		        g_strconcat("subscribe ", sender->force ? "--force " : "",
-		                    quoted, NULL);
+		g_autofree char *text = g_strconcat(
+		        "subscribe ", sender->force ? "--force " : "", quoted,
+		        NULL);
 		Answer *answer = g_new0(Answer, 1);
 
 		answer->url = g_strdup(feed_subscription_get_url(s));
@@ -287,8 +286,8 @@ bridge_import_through_daemon(const BridgeConfig *config, char **args,
 
 		thread->sender = &sender;
 		thread->index = i;
-		g_ptr_array_add(threads,
-		                g_thread_new("import", send_subscribes, thread));
+		g_ptr_array_add(threads, g_thread_new("import", send_subscribes,
+		                                      thread));
 	}
 	for (guint i = 0; i < n; i++) {
 		g_autoptr(Answer) answer = g_async_queue_pop(sender.answers);

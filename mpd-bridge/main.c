@@ -340,7 +340,8 @@ import_through_daemon(Bridge *bridge, char **argv)
 	gboolean ok;
 
 	if (argv[1] == NULL) {
-		fprintf(stderr, "mpd-bridge: usage: import-opml [--force] FILE\n");
+		fprintf(stderr,
+		        "mpd-bridge: usage: import-opml [--force] FILE\n");
 		return EXIT_USAGE;
 	}
 	ok = bridge_import_through_daemon(bridge->config, argv + 1, out,

@@ -283,8 +283,7 @@ ask(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 	                        (const char *const *)search->terms, results,
 	                        &save_error))
 		search->save_error = g_strdup(save_error->message);
-	g_task_return_pointer(task, results,
-	                      (GDestroyNotify)g_ptr_array_unref);
+	g_task_return_pointer(task, results, (GDestroyNotify)g_ptr_array_unref);
 }
 
 static void
@@ -303,9 +302,9 @@ on_answer(GObject *source, GAsyncResult *result, gpointer data)
 	if (search->save_error != NULL)
 		g_message("%s", search->save_error);
 	if (search->json) {
-		g_autofree char *text = to_json(search->directory,
-		                                search->joined, results,
-		                                search->pretty);
+		g_autofree char *text =
+		        to_json(search->directory, search->joined, results,
+		                search->pretty);
 
 		g_string_append(out, text);
 	} else {
@@ -331,9 +330,9 @@ bridge_search_start(Bridge *bridge, char **args, BridgeCall *call)
 		else if (options && strcmp(args[i], "--") == 0)
 			options = FALSE;
 		else if (options && args[i][0] == '-' && args[i][1] != '\0') {
-			bridge_call_return(call,
-			                   usage_error("search takes --json and "
-			                               "words to look for"));
+			bridge_call_return(
+			        call, usage_error("search takes --json and "
+			                          "words to look for"));
 			return;
 		} else
 			g_ptr_array_add(terms, g_strdup(args[i]));
@@ -343,8 +342,8 @@ bridge_search_start(Bridge *bridge, char **args, BridgeCall *call)
 	search->settings = bridge_search_settings_copy(&bridge->config->search);
 	search->directory =
 	        bridge_search_settings_get_directory(search->settings);
-	search->terms = (char **)g_ptr_array_free(g_steal_pointer(&terms),
-	                                          FALSE);
+	search->terms =
+	        (char **)g_ptr_array_free(g_steal_pointer(&terms), FALSE);
 	search->joined = join_terms((const char *const *)search->terms);
 	search->cache_directory = g_strdup(bridge->config->cache_directory);
 	search->json = json;
@@ -353,9 +352,9 @@ bridge_search_start(Bridge *bridge, char **args, BridgeCall *call)
 	search->call = call;
 	if (*search->joined == '\0') {
 		search_free(search);
-		bridge_call_return(call,
-		                   usage_error("search needs words to look for: "
-		                               "mpd-bridge search TERMS…"));
+		bridge_call_return(
+		        call, usage_error("search needs words to look for: "
+		                          "mpd-bridge search TERMS…"));
 		return;
 	}
 	task = g_task_new(NULL, NULL, on_answer, search);

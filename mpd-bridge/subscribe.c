@@ -106,10 +106,11 @@ bridge_subscribe(Bridge *bridge, const char *url, const char *name,
 	BridgeFeed *feed;
 
 	if (!is_http(url)) {
-		error = g_error_new(G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-		                    "'%s' is not an http or https URL of a feed "
-		                    "or a podcast's website",
-		                    url);
+		error = g_error_new(
+		        G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+		        "'%s' is not an http or https URL of a feed "
+		        "or a podcast's website",
+		        url);
 		done(bridge, NULL, error, user_data);
 		return;
 	}
@@ -184,7 +185,8 @@ on_subscribed(Bridge *bridge, BridgeFeed *feed, const GError *error,
 	} else {
 		guint n = count_episodes(bridge, feed);
 
-		g_string_append_printf(out, "subscribed to %s: %u episode%s (%s)",
+		g_string_append_printf(out,
+		                       "subscribed to %s: %u episode%s (%s)",
 		                       bridge_feed_get_name(feed), n,
 		                       n == 1 ? "" : "s", feed->url);
 		bridge_call_return(call, NULL);

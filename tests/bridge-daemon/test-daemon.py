@@ -410,6 +410,21 @@ def t_subscribe_checks_without_daemon(w):
         subscribe_checks(w, site)
     finally:
         site.close()
+    path = os.path.join(w.root, "alone.opml")
+    with open(path, "w") as f:
+        f.write('<opml version="2.0"><body>'
+                f'<outline type="rss" xmlUrl="{w.url("feed/i1")}"/>'
+                f'<outline type="rss" xmlUrl="{w.url("status/404/i2")}"/>'
+                f'<outline type="rss" xmlUrl="{w.url("feed/i0")}"/>'
+                "</body></opml>")
+    check(w.bridge("subscribe", w.url("feed/i0")).returncode == 0, "i0")
+    r = w.bridge("import-opml", path)
+    check(r.returncode == 1 and
+          f"imported {path}: 1 subscribed, 1 already subscribed, 1 failed"
+          f"\n  {w.url('status/404/i2')}: HTTP 404" in r.stdout, r)
+    for name in ("Feed i0", "Feed i1"):
+        r = w.bridge("unsubscribe", name)
+        check(r.returncode == 0, r)
     config = os.path.join(w.root, "config", "mpd-bridge", "config")
     quick = os.path.join(w.root, "quick.conf")
     with open(config) as f, open(quick, "w") as g:
