@@ -118,8 +118,12 @@ on_message(const char *text, gpointer data)
 	char *channel;
 	gboolean ok;
 
-	g_message("command from MPD: %s", text);
 	ok = bridge_command_parse_message(text, &own_reply, &argv, &error);
+	/* Each command line that reads the state pings first: no news. */
+	if (ok && strcmp(argv[0], "ping") == 0)
+		g_debug("command from MPD: %s", text);
+	else
+		g_message("command from MPD: %s", text);
 	channel = own_reply != NULL ? g_steal_pointer(&own_reply)
 	                            : g_strconcat(bridge->config->channel,
 	                                          "-replies", NULL);

@@ -185,12 +185,14 @@ clock_text(gint64 seconds)
 	                       (int)(seconds % 60));
 }
 
-/* "16 min", "1 h 05 min". */
+/* "45 s", "16 min", "1 h 05 min". */
 static char *
 length_text(gint64 seconds)
 {
 	gint64 minutes = (seconds + 30) / 60;
 
+	if (seconds < 60)
+		return g_strdup_printf("%d s", (int)seconds);
 	if (minutes >= 60)
 		return g_strdup_printf("%d h %02d min", (int)(minutes / 60),
 		                       (int)(minutes % 60));
