@@ -134,8 +134,15 @@ _mpd_bridge()
 			COMPREPLY=($(compgen -W 'latest --json' -- "$cur"))
 		fi
 		;;
+	subscribe)
+		[[ $cur == -* ]] && COMPREPLY=($(compgen -W '--force' -- "$cur"))
+		;;
 	import-opml)
-		((n == 0)) && _mpd_bridge_files "$word"
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--force' -- "$cur"))
+		elif ((n == 0)) || [[ $prev == --force ]]; then
+			_mpd_bridge_files "$word"
+		fi
 		;;
 	search)
 		[[ $cur == -* ]] && COMPREPLY=($(compgen -W '--json' -- "$cur"))
