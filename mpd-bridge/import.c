@@ -228,8 +228,19 @@ send_subscribes(gpointer data)
 		        "subscribe ", sender->force ? "--force " : "", quoted,
 		        NULL);
 		Answer *answer = g_new0(Answer, 1);
+		g_autoptr(GError) error = NULL;
 
 		answer->url = g_strdup(feed_subscription_get_url(s));
+		/*
+		 * Checked here too: to the daemon, a bare number is a
+		 * search's result.
+		 */
+		if (!bridge_subscribe_check_url(answer->url, &error)) {
+			answer->answer =
+			        g_strconcat("error ", error->message, NULL);
+			g_async_queue_push(sender->answers, answer);
+			continue;
+		}
 		answer->answer = bridge_mpd_request(
 		        &sender->config->mpd, sender->config->channel, text,
 		        reply_channel, bridge_subscribe_wait_ms(sender->config),

@@ -53,6 +53,18 @@ found_twice(Bridge *bridge, const BridgeFeed *feed,
 	               : NULL;
 }
 
+gboolean
+bridge_subscribe_check_url(const char *url, GError **error)
+{
+	if (is_http(url))
+		return TRUE;
+	g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+	            "'%s' is not an http or https URL of a feed or a "
+	            "podcast's website",
+	            url);
+	return FALSE;
+}
+
 static void
 on_fetched(Bridge *bridge, BridgeFeed *feed, const FeedFetchResult *result,
            const GError *error, gpointer data)
@@ -105,12 +117,7 @@ bridge_subscribe(Bridge *bridge, const char *url, const char *name,
 	Subscribing *subscribing;
 	BridgeFeed *feed;
 
-	if (!is_http(url)) {
-		error = g_error_new(
-		        G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-		        "'%s' is not an http or https URL of a feed "
-		        "or a podcast's website",
-		        url);
+	if (!bridge_subscribe_check_url(url, &error)) {
 		done(bridge, NULL, error, user_data);
 		return;
 	}

@@ -25,6 +25,10 @@ bridge_subscribe_wait_ms(const BridgeConfig *config);
 typedef void (*BridgeSubscribed)(Bridge *bridge, BridgeFeed *feed,
                                  const GError *error, gpointer user_data);
 
+/* Whether @url can be subscribed to: http or https, with a host. */
+gboolean
+bridge_subscribe_check_url(const char *url, GError **error);
+
 /*
  * Subscribes to @url (a feed, or a web page that links to one) and
  * fetches it at once; @name, when not NULL, names it. Unless @force, a

@@ -175,14 +175,17 @@ def t_import_opml(w):
                 f'<outline type="rss" text="gone" '
                 f'xmlUrl="{w.url("status/404/o3")}"/>'
                 '<outline type="rss" text="local" xmlUrl="file:///etc/passwd"/>'
+                '<outline type="rss" text="number" xmlUrl="3"/>'
                 "</body></opml>")
     r = w.bridge("import-opml", path)
     check(r.returncode == 1 and
-          f"imported {path}: 2 subscribed, 1 already subscribed, 2 failed"
+          f"imported {path}: 2 subscribed, 1 already subscribed, 3 failed"
           in r.stdout, r)
+    # Not result 3 of a search: an OPML file holds URLs.
+    check("'3' is not an http" in r.stdout, r.stdout)
     check(f"{w.url('status/404/o3')}: HTTP 404" in r.stdout and
           "'file:///etc/passwd' is not an http" in r.stdout, r.stdout)
-    check("2 of the 5 feeds" in r.stderr, r.stderr)
+    check("3 of the 6 feeds" in r.stderr, r.stderr)
     urls = {f["url"] for f in json.loads(w.bridge("list", "--json").stdout)}
     check({w.url("feed/o1"), w.url("feed/o2")} <= urls, urls)
     check(w.url("status/404/o3") not in urls, urls)
