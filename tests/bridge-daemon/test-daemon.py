@@ -13,8 +13,9 @@ import wave
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "support"))
 from mpdtest import Channel, wait_until  # noqa: E402
-from bridgeworld import (BRIDGE, SERVER, Site, World, by_guid,  # noqa: E402
-                         check, playlist, playlists, rss, saved_episodes)
+from bridgeworld import (BRIDGE, Site, World, by_guid, check,  # noqa: E402
+                         playlist, playlists, rss, run_tap,
+                         saved_episodes)
 
 
 def t_subscribe_without_daemon(w):
@@ -494,56 +495,13 @@ def t_read_your_writes(w):
         check(r.returncode == 0, r)
 
 
-TESTS = [t_subscribe_without_daemon, t_subscribe_checks_without_daemon, t_playlist_appears, t_queue_latest,
-         t_new_episode_auto_queued, t_retag_on_play, t_mpd_restart, t_concurrent_writers,
+TESTS = [t_subscribe_without_daemon, t_subscribe_checks_without_daemon,
+         t_playlist_appears, t_queue_latest, t_new_episode_auto_queued,
+         t_retag_on_play, t_mpd_restart, t_concurrent_writers,
          t_channel_command, t_subscribe_checks_daemon, t_read_your_writes,
-         t_lists, t_identity, t_import_opml, t_bad_input,
-         t_corrupt_state,
+         t_lists, t_identity, t_import_opml, t_bad_input, t_corrupt_state,
          t_unreachable_mpd]
 
 
-def name(test):
-    """A test's docstring on one TAP line."""
-    return " ".join(test.__doc__.split())
-
-
-def main():
-    print(f"1..{len(TESTS)}")
-    if not BRIDGE or not SERVER:
-        for i, t in enumerate(TESTS, 1):
-            print(f"not ok {i} - {name(t)} # MPD_BRIDGE or "
-                  "FEED_TEST_SERVER is not set")
-        return 1
-    failed = 0
-    world = None
-    try:
-        world = World()
-    except Exception as e:  # noqa: BLE001 - reported as TAP
-        for i, t in enumerate(TESTS, 1):
-            print(f"not ok {i} - {name(t)}\n# {e}")
-        return 1
-    try:
-        for i, t in enumerate(TESTS, 1):
-            try:
-                t(world)
-                print(f"ok {i} - {name(t)}")
-            except Exception as e:  # noqa: BLE001 - reported as TAP
-                failed += 1
-                print(f"not ok {i} - {name(t)}")
-                for line in str(e).splitlines():
-                    print(f"# {line}")
-                for line in world.log().splitlines()[-15:]:
-                    print(f"# daemon: {line}")
-            sys.stdout.flush()
-        log = world.log()
-        if "CRITICAL" in log:
-            print("# the daemon logged a critical:")
-            print("\n".join("# " + l for l in log.splitlines()))
-            failed += 1
-    finally:
-        world.close()
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_tap(TESTS, World, need=("MPD_BRIDGE", "FEED_TEST_SERVER")))

@@ -25,6 +25,7 @@ import urllib.parse
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 from mpdtest import Channel, Mpd, wait_until  # noqa: E402
+from bridgeworld import run_tap  # noqa: E402
 
 BRIDGE = os.environ.get("MPD_BRIDGE")
 ANSWERS = os.path.join(HERE, "answers")
@@ -542,36 +543,5 @@ TESTS = [t_itunes_list, t_json, t_empty, t_subscribe_number, t_no_search_yet,
          t_usage, t_daemon_command_line, t_daemon_channel]
 
 
-def main():
-    print(f"1..{len(TESTS)}")
-    if not BRIDGE:
-        for i, t in enumerate(TESTS, 1):
-            print(f"not ok {i} - {t.__doc__} # MPD_BRIDGE is not set")
-        return 1
-    failed = 0
-    world = World()
-    try:
-        for i, t in enumerate(TESTS, 1):
-            try:
-                t(world)
-                print(f"ok {i} - {t.__doc__}")
-            except Exception as e:  # noqa: BLE001 - reported as TAP
-                failed += 1
-                print(f"not ok {i} - {t.__doc__}")
-                for line in str(e).splitlines():
-                    print(f"# {line}")
-                for line in world.log().splitlines()[-15:]:
-                    print(f"# daemon: {line}")
-            sys.stdout.flush()
-        log = world.log()
-        if "CRITICAL" in log or "WARNING" in log:
-            print("# the daemon logged a warning or a critical:")
-            print("\n".join("# " + line for line in log.splitlines()))
-            failed += 1
-    finally:
-        world.close()
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_tap(TESTS, World, bad_log=("CRITICAL", "WARNING")))

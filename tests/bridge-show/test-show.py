@@ -20,6 +20,7 @@ import wave
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "support"))
 from mpdtest import Channel, Mpd, wait_until  # noqa: E402
+from bridgeworld import run_tap  # noqa: E402
 
 BRIDGE = os.environ.get("MPD_BRIDGE")
 
@@ -332,39 +333,5 @@ TESTS = [t_by_number, t_by_guid, t_latest, t_json, t_unknown,
          t_cache_missing, t_current, t_daemon]
 
 
-def main():
-    print(f"1..{len(TESTS)}")
-    if not BRIDGE:
-        for i, t in enumerate(TESTS, 1):
-            print(f"not ok {i} - {t.__doc__} # MPD_BRIDGE is not set")
-        return 1
-    failed = 0
-    try:
-        world = World()
-    except Exception as e:  # noqa: BLE001 - reported as TAP
-        for i, t in enumerate(TESTS, 1):
-            print(f"not ok {i} - {t.__doc__}\n# {e}")
-        return 1
-    try:
-        for i, t in enumerate(TESTS, 1):
-            try:
-                t(world)
-                print(f"ok {i} - {t.__doc__}")
-            except Exception as e:  # noqa: BLE001 - reported as TAP
-                failed += 1
-                print(f"not ok {i} - {t.__doc__}")
-                for line in str(e).splitlines():
-                    print(f"# {line}")
-                for line in world.log().splitlines()[-15:]:
-                    print(f"# daemon: {line}")
-            sys.stdout.flush()
-        if "CRITICAL" in world.log():
-            print("# the daemon logged a critical")
-            failed += 1
-    finally:
-        world.close()
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_tap(TESTS, World))

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import signal
+import sys
 import subprocess
 import tempfile
 import urllib.request
@@ -154,3 +155,50 @@ def saved_episodes(w, feed, n):
     return by_guid(w, feed)
 
 
+
+
+def tap_name(test):
+    """A test's docstring on one TAP line."""
+    return " ".join(test.__doc__.split())
+
+
+def run_tap(tests, make_world, need=("MPD_BRIDGE",), bad_log=("CRITICAL",)):
+    """Runs @tests (functions of a world, their docstrings their names) in
+    order on one world that @make_world makes, printing TAP; a test fails
+    by raising. Any of @bad_log in the daemon's log (World.log()) fails
+    the run. Returns the exit status."""
+    print(f"1..{len(tests)}")
+    missing = [name for name in need if not os.environ.get(name)]
+    if missing:
+        for i, t in enumerate(tests, 1):
+            print(f"not ok {i} - {tap_name(t)} # {' and '.join(missing)} "
+                  "not set")
+        return 1
+    try:
+        world = make_world()
+    except Exception as e:  # noqa: BLE001 - reported as TAP
+        for i, t in enumerate(tests, 1):
+            print(f"not ok {i} - {tap_name(t)}\n# {e}")
+        return 1
+    failed = 0
+    try:
+        for i, t in enumerate(tests, 1):
+            try:
+                t(world)
+                print(f"ok {i} - {tap_name(t)}")
+            except Exception as e:  # noqa: BLE001 - reported as TAP
+                failed += 1
+                print(f"not ok {i} - {tap_name(t)}")
+                for line in str(e).splitlines():
+                    print(f"# {line}")
+                for line in world.log().splitlines()[-15:]:
+                    print(f"# daemon: {line}")
+            sys.stdout.flush()
+        log = world.log()
+        if any(word in log for word in bad_log):
+            print(f"# the daemon logged a {' or a '.join(bad_log).lower()}:")
+            print("\n".join("# " + line for line in log.splitlines()))
+            failed += 1
+    finally:
+        world.close()
+    return 1 if failed else 0
