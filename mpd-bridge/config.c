@@ -2,12 +2,24 @@
 
 #include "keyfile.h"
 
+#include <gio/gio.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define GROUP_MPD    "mpd"
 #define GROUP_BRIDGE "bridge"
 #define GROUP_LISTEN "listening"
 #define GROUP_SEARCH "search"
+#define GROUP_SYNC   "sync"
+
+/* gpodder.net's rule for a device id. */
+#define DEVICE_MAX_LENGTH 64
+/* A password or app password is a line; anything longer is not one. */
+#define PASSWORD_MAX_BYTES 4096
 
 static gboolean
 read_string(GKeyFile *file, const char *group, const char *key, char **value,
@@ -165,6 +177,296 @@ read_search(BridgeSearchSettings *search, GKeyFile *file, GError **error)
 }
 
 static gboolean
+is_loopback_host(const char *host)
+{
+	g_autoptr(GInetAddress) address = g_inet_address_new_from_string(host);
+
+	if (address != NULL)
+		return g_inet_address_get_is_loopback(address);
+	return g_ascii_strcasecmp(host, "localhost") == 0 ||
+	       g_str_has_suffix(host, ".localhost");
+}
+
+/*
+ * The server's base URL, checked: the password goes to it in every
+ * request, so plain http only to this machine unless insecure is set.
+ */
+static gboolean
+check_server(BridgeGpodderSettings *sync, GError **error)
+{
+	g_autoptr(GUri) uri = g_uri_parse(sync->server, G_URI_FLAGS_NONE, NULL);
+	const char *scheme = uri != NULL ? g_uri_get_scheme(uri) : NULL;
+	const char *host = uri != NULL ? g_uri_get_host(uri) : NULL;
+	gsize length;
+
+	if (scheme == NULL ||
+	    (g_ascii_strcasecmp(scheme, "http") != 0 &&
+	     g_ascii_strcasecmp(scheme, "https") != 0) ||
+	    host == NULL || *host == '\0') {
+		g_set_error(error, G_KEY_FILE_ERROR,
+		            G_KEY_FILE_ERROR_INVALID_VALUE,
+		            "[sync] server must be an http or https URL, not "
+		            "'%s'",
+		            sync->server);
+		return FALSE;
+	}
+	if (g_uri_get_userinfo(uri) != NULL) {
+		g_set_error(error, G_KEY_FILE_ERROR,
+		            G_KEY_FILE_ERROR_INVALID_VALUE,
+		            "[sync] server must not hold a user or password: "
+		            "set [sync] user and password_file instead");
+		return FALSE;
+	}
+	if (g_uri_get_query(uri) != NULL || g_uri_get_fragment(uri) != NULL) {
+		g_set_error(error, G_KEY_FILE_ERROR,
+		            G_KEY_FILE_ERROR_INVALID_VALUE,
+		            "[sync] server must be a base URL with no '?' or "
+		            "'#', not '%s'",
+		            sync->server);
+		return FALSE;
+	}
+	if (g_ascii_strcasecmp(scheme, "http") == 0 && !sync->insecure &&
+	    !is_loopback_host(host)) {
+		g_set_error(
+		        error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+		        "[sync] server '%s' is plain http, which would send "
+		        "the password readable to anyone on the way: use "
+		        "https, or set [sync] insecure = true on a network "
+		        "you trust",
+		        sync->server);
+		return FALSE;
+	}
+	length = strlen(sync->server);
+	while (length > 0 && sync->server[length - 1] == '/')
+		sync->server[--length] = '\0';
+	return TRUE;
+}
+
+/*
+ * Reads the password from @path, which only its owner may read: it gives
+ * access to the user's account on the server. The password is never put
+ * in a message.
+ */
+static gboolean
+read_password(BridgeGpodderSettings *sync, const char *path, GError **error)
+{
+	g_autofree char *data = NULL;
+	struct stat st;
+	gsize length = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int saved;
+
+	if (fd < 0) {
+		saved = errno;
+		g_set_error(error, G_KEY_FILE_ERROR,
+		            G_KEY_FILE_ERROR_INVALID_VALUE,
+		            "[sync] password_file %s cannot be read: %s", path,
+		            g_strerror(saved));
+		return FALSE;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		g_set_error(
+		        error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+		        "[sync] password_file %s is not a regular file", path);
+		return FALSE;
+	}
+	if (st.st_uid != geteuid()) {
+		close(fd);
+		g_set_error(error, G_KEY_FILE_ERROR,
+		            G_KEY_FILE_ERROR_INVALID_VALUE,
+		            "[sync] password_file %s belongs to another user "
+		            "(uid %u): it must be mpd-bridge's own, as "
+		            "another user could change it; run chown %u %s",
+		            path, (guint)st.st_uid, (guint)geteuid(), path);
+		return FALSE;
+	}
+	if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+		close(fd);
+		g_set_error(error, G_KEY_FILE_ERROR,
+		            G_KEY_FILE_ERROR_INVALID_VALUE,
+		            "[sync] password_file %s can be read or changed by "
+		            "others (mode %03o): run chmod 600 %s",
+		            path, (guint)(st.st_mode & 0777), path);
+		return FALSE;
+	}
+	data = g_malloc(PASSWORD_MAX_BYTES + 1);
+	while (length <= PASSWORD_MAX_BYTES) {
+		ssize_t n = read(fd, data + length,
+		                 PASSWORD_MAX_BYTES + 1 - length);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0)
+			break;
+		if (n < 0) {
+			saved = errno;
+			close(fd);
+			g_set_error(error, G_KEY_FILE_ERROR,
+			            G_KEY_FILE_ERROR_INVALID_VALUE,
+			            "[sync] password_file %s cannot be read: "
+			            "%s",
+			            path, g_strerror(saved));
+			return FALSE;
+		}
+		length += (gsize)n;
+	}
+	close(fd);
+	if (length > PASSWORD_MAX_BYTES) {
+		g_set_error(error, G_KEY_FILE_ERROR,
+		            G_KEY_FILE_ERROR_INVALID_VALUE,
+		            "[sync] password_file %s is larger than %d bytes: "
+		            "it should hold the password alone",
+		            path, PASSWORD_MAX_BYTES);
+		return FALSE;
+	}
+	if (length > 0 && data[length - 1] == '\n')
+		length--;
+	if (length > 0 && data[length - 1] == '\r')
+		length--;
+	data[length] = '\0';
+	if (length == 0 || strlen(data) != length ||
+	    strpbrk(data, "\r\n") != NULL) {
+		g_set_error(error, G_KEY_FILE_ERROR,
+		            G_KEY_FILE_ERROR_INVALID_VALUE,
+		            "[sync] password_file %s must hold the password "
+		            "on one line, and nothing else",
+		            path);
+		return FALSE;
+	}
+	sync->password = g_steal_pointer(&data);
+	return TRUE;
+}
+
+/* Letters, digits, '_', '.' and '-': what gpodder.net takes as an id. */
+static gboolean
+is_device_char(char c)
+{
+	return g_ascii_isalnum(c) || c == '_' || c == '.' || c == '-';
+}
+
+static char *
+default_device(void)
+{
+	g_autofree char *device =
+	        g_strconcat("mpd-bridge-", g_get_host_name(), NULL);
+
+	for (char *p = device; *p != '\0'; p++) {
+		if (!is_device_char(*p))
+			*p = '-';
+	}
+	if (strlen(device) > DEVICE_MAX_LENGTH)
+		device[DEVICE_MAX_LENGTH] = '\0';
+	return g_steal_pointer(&device);
+}
+
+static gboolean
+check_device(const char *device, GError **error)
+{
+	gsize length = strlen(device);
+
+	for (const char *p = device; *p != '\0'; p++) {
+		if (!is_device_char(*p))
+			length = 0;
+	}
+	if (length == 0 || length > DEVICE_MAX_LENGTH) {
+		g_set_error(error, G_KEY_FILE_ERROR,
+		            G_KEY_FILE_ERROR_INVALID_VALUE,
+		            "[sync] device must be 1 to %d letters, digits, "
+		            "'_', '.' or '-', not '%s'",
+		            DEVICE_MAX_LENGTH, device);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* A relative password_file is relative to the settings file's folder. */
+static char *
+settings_path(const char *config_path, const char *value)
+{
+	g_autofree char *folder = NULL;
+
+	if (g_str_has_prefix(value, "~/"))
+		return g_build_filename(g_get_home_dir(), value + 2, NULL);
+	if (g_path_is_absolute(value))
+		return g_strdup(value);
+	folder = g_path_get_dirname(config_path);
+	return g_build_filename(folder, value, NULL);
+}
+
+static gboolean
+read_sync(BridgeGpodderSettings *sync, GKeyFile *file, const char *config_path,
+          GError **error)
+{
+	g_autofree char *kind = NULL;
+	g_autofree char *password_file = NULL;
+
+	if (!read_string(file, GROUP_SYNC, "server", &sync->server, error) ||
+	    !read_string(file, GROUP_SYNC, "kind", &kind, error) ||
+	    !read_string(file, GROUP_SYNC, "user", &sync->user, error) ||
+	    !read_string(file, GROUP_SYNC, "password_file", &password_file,
+	                 error) ||
+	    !read_string(file, GROUP_SYNC, "device", &sync->device, error) ||
+	    !read_uint(file, GROUP_SYNC, "interval", 1, 24 * 60,
+	               &sync->interval_minutes, error) ||
+	    !read_bool(file, GROUP_SYNC, "insecure", &sync->insecure, error))
+		return FALSE;
+	if (sync->server != NULL && *g_strstrip(sync->server) == '\0')
+		g_clear_pointer(&sync->server, g_free);
+	if (sync->server == NULL)
+		return TRUE;
+	if (!check_server(sync, error))
+		return FALSE;
+	if (kind != NULL && g_strcmp0(g_strstrip(kind), "gpodder") == 0)
+		sync->kind = BRIDGE_GPODDER_KIND_GPODDER;
+	else if (kind != NULL && g_strcmp0(kind, "nextcloud") == 0)
+		sync->kind = BRIDGE_GPODDER_KIND_NEXTCLOUD;
+	else {
+		g_set_error(error, G_KEY_FILE_ERROR,
+		            G_KEY_FILE_ERROR_INVALID_VALUE,
+		            "[sync] kind must be gpodder (gpodder.net, "
+		            "opodsync and others) or nextcloud (Nextcloud's "
+		            "gpoddersync app), not '%s'",
+		            kind != NULL ? kind : "");
+		return FALSE;
+	}
+	if (sync->user == NULL || *g_strstrip(sync->user) == '\0') {
+		g_set_error(error, G_KEY_FILE_ERROR,
+		            G_KEY_FILE_ERROR_INVALID_VALUE,
+		            "[sync] user must be set with [sync] server: the "
+		            "account's name on the server");
+		return FALSE;
+	}
+	if (password_file == NULL || *g_strstrip(password_file) == '\0') {
+		g_set_error(error, G_KEY_FILE_ERROR,
+		            G_KEY_FILE_ERROR_INVALID_VALUE,
+		            "[sync] password_file must be set with [sync] "
+		            "server: a file that only you can read, holding "
+		            "the password (or Nextcloud app password)");
+		return FALSE;
+	}
+	sync->password_file = settings_path(config_path, password_file);
+	if (sync->device == NULL)
+		sync->device = default_device();
+	else if (!check_device(g_strstrip(sync->device), error))
+		return FALSE;
+	return read_password(sync, sync->password_file, error);
+}
+
+/* What the rest of the daemon sees when [sync] has no server. */
+static void
+clear_sync(BridgeGpodderSettings *sync)
+{
+	g_clear_pointer(&sync->server, g_free);
+	g_clear_pointer(&sync->user, g_free);
+	g_clear_pointer(&sync->password_file, g_free);
+	if (sync->password != NULL)
+		memset(sync->password, 0, strlen(sync->password));
+	g_clear_pointer(&sync->password, g_free);
+	g_clear_pointer(&sync->device, g_free);
+}
+
+static gboolean
 read_file(BridgeConfig *config, GKeyFile *file, GError **error)
 {
 	guint port = config->mpd.port;
@@ -213,8 +515,11 @@ read_file(BridgeConfig *config, GKeyFile *file, GError **error)
 	               &config->listened_percent, error) ||
 	    !read_uint(file, GROUP_LISTEN, "tail_seconds", 0, 3600,
 	               &config->listened_seconds, error) ||
-	    !read_search(&config->search, file, error))
+	    !read_search(&config->search, file, error) ||
+	    !read_sync(&config->gpodder, file, config->config_path, error))
 		return FALSE;
+	if (config->gpodder.server == NULL)
+		clear_sync(&config->gpodder);
 	config->mpd.port = port;
 	config->mpd.timeout_ms = timeout * 1000;
 	if (config->channel == NULL || *config->channel == '\0' ||
@@ -263,6 +568,8 @@ bridge_config_load(const char *path, GError **error)
 	config->search.podcastindex_url =
 	        g_strdup("https://api.podcastindex.org/api/1.0/search/byterm");
 	config->search.timeout_seconds = 20;
+	config->gpodder.interval_minutes = 10;
+	config->gpodder.timeout_seconds = 60;
 
 	if (!g_key_file_load_from_file(file, config->config_path,
 	                               G_KEY_FILE_NONE, &local)) {
@@ -317,5 +624,6 @@ bridge_config_free(BridgeConfig *config)
 	g_free(config->search.podcastindex_url);
 	g_free(config->search.podcastindex_key);
 	g_free(config->search.podcastindex_secret);
+	clear_sync(&config->gpodder);
 	g_free(config);
 }

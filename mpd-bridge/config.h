@@ -21,6 +21,39 @@ typedef struct {
 	guint timeout_seconds;     /* timeout: 20 s for a whole search */
 } BridgeSearchSettings;
 
+/* Which API a sync server speaks ([sync] kind). */
+typedef enum {
+	BRIDGE_GPODDER_KIND_GPODDER,   /* gpodder.net's API v2 (mygpo,
+	                                  opodsync and others) */
+	BRIDGE_GPODDER_KIND_NEXTCLOUD, /* Nextcloud's gpoddersync app */
+} BridgeGpodderKind;
+
+/*
+ * Syncing subscriptions and episode actions with podcast apps on phones
+ * through a gpodder-API server ([sync]; see gpodder.h). Parsed and checked
+ * here so that a bad value fails at start; the engine that uses them comes
+ * in a later step, and nothing else reads them yet.
+ */
+typedef struct {
+	char *server;           /* server: the base URL, without a trailing
+	                           slash, credentials, query or fragment;
+	                           NULL: syncing is off (then the other
+	                           fields are unset) */
+	BridgeGpodderKind kind; /* kind: gpodder or nextcloud; required
+	                           with server */
+	char *user;             /* user: required with server */
+	char *password_file;    /* password_file: absolute path; required
+	                           with server */
+	char *password;         /* what password_file holds, less a
+	                           trailing line break; never logged */
+	char *device;           /* device: [A-Za-z0-9_.-]{1,64};
+	                           "mpd-bridge-HOSTNAME" */
+	guint interval_minutes; /* interval: 10 minutes between syncs */
+	gboolean insecure;      /* insecure: false; http:// is refused
+	                           unless to a loopback host */
+	guint timeout_seconds;  /* not a key: 60 s a request may take */
+} BridgeGpodderSettings;
+
 typedef struct {
 	BridgeMpdAddress mpd;     /* [mpd] host, port, password, timeout */
 	char *channel;            /* [bridge] channel: "mpd-bridge" */
@@ -52,7 +85,8 @@ typedef struct {
 	char *cache_directory;    /* [bridge] cache_directory: what can be
 	                             fetched again (feed bodies, the last
 	                             search); XDG_CACHE_HOME/mpd-bridge */
-	BridgeSearchSettings search; /* [search] */
+	BridgeSearchSettings search;   /* [search] */
+	BridgeGpodderSettings gpodder; /* [sync] */
 } BridgeConfig;
 
 /*
