@@ -1,14 +1,11 @@
 #include "config.h"
 
 #include "keyfile.h"
+#include "secret-file.h"
 
 #include <gio/gio.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define GROUP_MPD    "mpd"
 #define GROUP_BRIDGE "bridge"
@@ -18,8 +15,6 @@
 
 /* gpodder.net's rule for a device id. */
 #define DEVICE_MAX_LENGTH 64
-/* A password or app password is a line; anything longer is not one. */
-#define PASSWORD_MAX_BYTES 4096
 
 static gboolean
 read_string(GKeyFile *file, const char *group, const char *key, char **value,
@@ -242,102 +237,6 @@ check_server(BridgeGpodderSettings *sync, GError **error)
 	return TRUE;
 }
 
-/*
- * Reads the password from @path, which only its owner may read: it gives
- * access to the user's account on the server. The password is never put
- * in a message.
- */
-static gboolean
-read_password(BridgeGpodderSettings *sync, const char *path, GError **error)
-{
-	g_autofree char *data = NULL;
-	struct stat st;
-	gsize length = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	int saved;
-
-	if (fd < 0) {
-		saved = errno;
-		g_set_error(error, G_KEY_FILE_ERROR,
-		            G_KEY_FILE_ERROR_INVALID_VALUE,
-		            "[sync] password_file %s cannot be read: %s", path,
-		            g_strerror(saved));
-		return FALSE;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		g_set_error(
-		        error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-		        "[sync] password_file %s is not a regular file", path);
-		return FALSE;
-	}
-	if (st.st_uid != geteuid()) {
-		close(fd);
-		g_set_error(error, G_KEY_FILE_ERROR,
-		            G_KEY_FILE_ERROR_INVALID_VALUE,
-		            "[sync] password_file %s belongs to another user "
-		            "(uid %u): it must be mpd-bridge's own, as "
-		            "another user could change it; run chown %u %s",
-		            path, (guint)st.st_uid, (guint)geteuid(), path);
-		return FALSE;
-	}
-	if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-		close(fd);
-		g_set_error(error, G_KEY_FILE_ERROR,
-		            G_KEY_FILE_ERROR_INVALID_VALUE,
-		            "[sync] password_file %s can be read or changed by "
-		            "others (mode %03o): run chmod 600 %s",
-		            path, (guint)(st.st_mode & 0777), path);
-		return FALSE;
-	}
-	data = g_malloc(PASSWORD_MAX_BYTES + 1);
-	while (length <= PASSWORD_MAX_BYTES) {
-		ssize_t n = read(fd, data + length,
-		                 PASSWORD_MAX_BYTES + 1 - length);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n == 0)
-			break;
-		if (n < 0) {
-			saved = errno;
-			close(fd);
-			g_set_error(error, G_KEY_FILE_ERROR,
-			            G_KEY_FILE_ERROR_INVALID_VALUE,
-			            "[sync] password_file %s cannot be read: "
-			            "%s",
-			            path, g_strerror(saved));
-			return FALSE;
-		}
-		length += (gsize)n;
-	}
-	close(fd);
-	if (length > PASSWORD_MAX_BYTES) {
-		g_set_error(error, G_KEY_FILE_ERROR,
-		            G_KEY_FILE_ERROR_INVALID_VALUE,
-		            "[sync] password_file %s is larger than %d bytes: "
-		            "it should hold the password alone",
-		            path, PASSWORD_MAX_BYTES);
-		return FALSE;
-	}
-	if (length > 0 && data[length - 1] == '\n')
-		length--;
-	if (length > 0 && data[length - 1] == '\r')
-		length--;
-	data[length] = '\0';
-	if (length == 0 || strlen(data) != length ||
-	    strpbrk(data, "\r\n") != NULL) {
-		g_set_error(error, G_KEY_FILE_ERROR,
-		            G_KEY_FILE_ERROR_INVALID_VALUE,
-		            "[sync] password_file %s must hold the password "
-		            "on one line, and nothing else",
-		            path);
-		return FALSE;
-	}
-	sync->password = g_steal_pointer(&data);
-	return TRUE;
-}
-
 /* Letters, digits, '_', '.' and '-': what gpodder.net takes as an id. */
 static gboolean
 is_device_char(char c)
@@ -450,7 +349,12 @@ read_sync(BridgeGpodderSettings *sync, GKeyFile *file, const char *config_path,
 		sync->device = default_device();
 	else if (!check_device(g_strstrip(sync->device), error))
 		return FALSE;
-	return read_password(sync, sync->password_file, error);
+	sync->password = bridge_secret_file_read(sync->password_file, error);
+	if (sync->password == NULL) {
+		g_prefix_error(error, "[sync] password_file ");
+		return FALSE;
+	}
+	return TRUE;
 }
 
 /* What the rest of the daemon sees when [sync] has no server. */

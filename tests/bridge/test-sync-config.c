@@ -216,6 +216,48 @@ test_missing_file(void)
 	               (const char *const[]){ "[sync] password_file", NULL });
 }
 
+static gboolean
+set_password(const char *path, const char *text)
+{
+	return g_file_set_contents_full(path, text, -1,
+	                                G_FILE_SET_CONTENTS_NONE, 0600, NULL);
+}
+
+static void
+test_password_lines(void)
+{
+	g_autofree char *password = g_build_filename(
+	        g_get_user_config_dir(), "mpd-bridge", "sync-password", NULL);
+	g_autofree char *path = NULL;
+	g_autoptr(GError) error = NULL;
+	BridgeConfig *config;
+	static const char text[] =
+	        "[sync]\nserver = https://gpodder.example.org\n"
+	        "kind = gpodder\nuser = someone\n"
+	        "password_file = sync-password\n";
+
+	g_test_summary("A password file may end in CR LF; an empty one, or one "
+	               "of two lines, is refused");
+	path = write_settings(text, 0600);
+	g_assert_true(set_password(password, PASSWORD "\r\n"));
+	config = bridge_config_load(path, &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(config->gpodder.password, ==, PASSWORD);
+	bridge_config_free(config);
+
+	g_assert_true(set_password(password, "\n"));
+	config = bridge_config_load(path, &error);
+	g_assert_null(config);
+	g_assert_true(strstr(error->message, "on one line") != NULL);
+	g_clear_error(&error);
+
+	g_assert_true(set_password(password, PASSWORD "\nmore\n"));
+	config = bridge_config_load(path, &error);
+	g_assert_null(config);
+	g_assert_true(strstr(error->message, "on one line") != NULL);
+	g_assert_null(strstr(error->message, PASSWORD));
+}
+
 static void
 test_bad_kind(void)
 {
@@ -273,6 +315,7 @@ main(int argc, char **argv)
 	g_test_add_func("/sync-config/world-readable", test_world_readable);
 	g_test_add_func("/sync-config/other-owner", test_other_owner);
 	g_test_add_func("/sync-config/missing-file", test_missing_file);
+	g_test_add_func("/sync-config/password-lines", test_password_lines);
 	g_test_add_func("/sync-config/bad-kind", test_bad_kind);
 	g_test_add_func("/sync-config/bad-values", test_bad_values);
 	return g_test_run();
