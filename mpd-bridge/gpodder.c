@@ -205,6 +205,10 @@ bridge_gpodder_upload_actions(const BridgeGpodderSettings *settings,
 		g_return_val_if_fail(action->podcast != NULL &&
 		                             action->episode != NULL,
 		                     NULL);
+		/* From 1970 to 9999: what the API's time form can say. */
+		g_return_val_if_fail(action->timestamp >= 0 &&
+		                             action->timestamp <= 253402300799,
+		                     NULL);
 	}
 	if (n_sent != NULL)
 		*n_sent = 0;

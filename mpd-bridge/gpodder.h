@@ -197,7 +197,8 @@ bridge_gpodder_upload_subscriptions(const BridgeGpodderSettings *settings,
  * device. On failure, @n_sent (nullable) says how many of the first
  * actions the server took: the rest should go again later. Returns a new
  * BridgeGpodderUploaded (the last timestamp; all URL updates), or NULL
- * with @error set.
+ * with @error set. An empty @actions sends nothing, and the timestamp is
+ * then 0.
  */
 BridgeGpodderUploaded *
 bridge_gpodder_upload_actions(const BridgeGpodderSettings *settings,
