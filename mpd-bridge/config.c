@@ -299,6 +299,7 @@ read_sync(BridgeGpodderSettings *sync, GKeyFile *file, const char *config_path,
 {
 	g_autofree char *kind = NULL;
 	g_autofree char *password_file = NULL;
+	g_autofree char *trust = NULL;
 
 	if (!read_string(file, GROUP_SYNC, "server", &sync->server, error) ||
 	    !read_string(file, GROUP_SYNC, "kind", &kind, error) ||
@@ -308,8 +309,26 @@ read_sync(BridgeGpodderSettings *sync, GKeyFile *file, const char *config_path,
 	    !read_string(file, GROUP_SYNC, "device", &sync->device, error) ||
 	    !read_uint(file, GROUP_SYNC, "interval", 1, 24 * 60,
 	               &sync->interval_minutes, error) ||
-	    !read_bool(file, GROUP_SYNC, "insecure", &sync->insecure, error))
+	    !read_bool(file, GROUP_SYNC, "insecure", &sync->insecure, error) ||
+	    !read_string(file, GROUP_SYNC, "trust_clock", &trust, error) ||
+	    !read_uint(file, GROUP_SYNC, "push_delay", 1, 3600,
+	               &sync->push_delay_seconds, error))
 		return FALSE;
+	if (trust == NULL || g_strcmp0(g_strstrip(trust), "auto") == 0)
+		sync->trust_clock = BRIDGE_CLOCK_TRUST_AUTO;
+	else if (g_strcmp0(trust, "yes") == 0)
+		sync->trust_clock = BRIDGE_CLOCK_TRUST_YES;
+	else if (g_strcmp0(trust, "no") == 0)
+		sync->trust_clock = BRIDGE_CLOCK_TRUST_NO;
+	else {
+		g_set_error(error, G_KEY_FILE_ERROR,
+		            G_KEY_FILE_ERROR_INVALID_VALUE,
+		            "[sync] trust_clock must be auto (when the system "
+		            "says its clock is synchronised), yes or no, not "
+		            "'%s'",
+		            trust);
+		return FALSE;
+	}
 	if (sync->server != NULL && *g_strstrip(sync->server) == '\0')
 		g_clear_pointer(&sync->server, g_free);
 	if (sync->server == NULL)
@@ -349,6 +368,9 @@ read_sync(BridgeGpodderSettings *sync, GKeyFile *file, const char *config_path,
 		sync->device = default_device();
 	else if (!check_device(g_strstrip(sync->device), error))
 		return FALSE;
+	/* Not there yet: sync login writes it; syncing waits for it. */
+	if (!g_file_test(sync->password_file, G_FILE_TEST_EXISTS))
+		return TRUE;
 	sync->password = bridge_secret_file_read(sync->password_file, error);
 	if (sync->password == NULL) {
 		g_prefix_error(error, "[sync] password_file ");
@@ -473,6 +495,7 @@ bridge_config_load(const char *path, GError **error)
 	        g_strdup("https://api.podcastindex.org/api/1.0/search/byterm");
 	config->search.timeout_seconds = 20;
 	config->gpodder.interval_minutes = 10;
+	config->gpodder.push_delay_seconds = 20;
 	config->gpodder.timeout_seconds = 60;
 
 	if (!g_key_file_load_from_file(file, config->config_path,

@@ -28,11 +28,17 @@ typedef enum {
 	BRIDGE_GPODDER_KIND_NEXTCLOUD, /* Nextcloud's gpoddersync app */
 } BridgeGpodderKind;
 
+/* Whether episode actions may be stamped with the clock ([sync]). */
+typedef enum {
+	BRIDGE_CLOCK_TRUST_AUTO, /* when the kernel says it is synchronised */
+	BRIDGE_CLOCK_TRUST_YES,
+	BRIDGE_CLOCK_TRUST_NO,
+} BridgeClockTrust;
+
 /*
  * Syncing subscriptions and episode actions with podcast apps on phones
  * through a gpodder-API server ([sync]; see gpodder.h). Parsed and checked
- * here so that a bad value fails at start; the engine that uses them comes
- * in a later step, and nothing else reads them yet.
+ * here so that a bad value fails at start; phone-sync.c uses them.
  */
 typedef struct {
 	char *server;           /* server: the base URL, without a trailing
@@ -45,12 +51,15 @@ typedef struct {
 	char *password_file;    /* password_file: absolute path; required
 	                           with server */
 	char *password;         /* what password_file holds, less a
-	                           trailing line break; never logged */
+	                           trailing line break; never logged;
+	                           NULL while the file does not exist */
 	char *device;           /* device: [A-Za-z0-9_.-]{1,64};
 	                           "mpd-bridge-HOSTNAME" */
 	guint interval_minutes; /* interval: 10 minutes between syncs */
 	gboolean insecure;      /* insecure: false; http:// is refused
 	                           unless to a loopback host */
+	BridgeClockTrust trust_clock; /* trust_clock: auto */
+	guint push_delay_seconds;     /* push_delay: 20 s after a change */
 	guint timeout_seconds;  /* not a key: 60 s a request may take */
 } BridgeGpodderSettings;
 

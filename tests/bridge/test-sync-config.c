@@ -202,14 +202,21 @@ test_other_owner(void)
 static void
 test_missing_file(void)
 {
-	g_test_summary("A password file that is not there is named");
-	assert_refused("[sync]\nserver = https://gpodder.example.org\n"
-	               "kind = gpodder\nuser = someone\n"
-	               "password_file = /nonexistent/password\n",
-	               0600,
-	               (const char *const[]){ "[sync] password_file",
-	                                      "/nonexistent/password",
-	                                      "cannot be read", NULL });
+	g_autoptr(GError) error = NULL;
+	BridgeConfig *config =
+	        load("[sync]\nserver = https://gpodder.example.org\n"
+	             "kind = gpodder\nuser = someone\n"
+	             "password_file = /nonexistent/password\n",
+	             0600, &error);
+
+	g_test_summary("A password file that is not there yet (sync login "
+	               "writes it) leaves the password unset; none named is "
+	               "refused");
+	g_assert_no_error(error);
+	g_assert_cmpstr(config->gpodder.password_file, ==,
+	                "/nonexistent/password");
+	g_assert_null(config->gpodder.password);
+	bridge_config_free(config);
 	assert_refused("[sync]\nserver = https://gpodder.example.org\n"
 	               "kind = gpodder\nuser = someone\n",
 	               0600,
