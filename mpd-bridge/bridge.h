@@ -60,6 +60,9 @@ typedef struct {
 	guint64 strangers_changes;
 } BridgeQueueTitles;
 
+/* What syncing with phones holds in the daemon (phone-sync.c). */
+typedef struct BridgePhoneSync BridgePhoneSync;
+
 typedef struct {
 	BridgeConfig *config;
 	BridgeStore *store;
@@ -80,6 +83,7 @@ typedef struct {
 	BridgeTracking tracking;
 	BridgePlaylistFiles files;
 	BridgeQueueTitles queue_titles;
+	BridgePhoneSync *phone; /* NULL until syncing needs it */
 } Bridge;
 
 /*

@@ -60,7 +60,7 @@ typedef struct {
 	                           unless to a loopback host */
 	BridgeClockTrust trust_clock; /* trust_clock: auto */
 	guint push_delay_seconds;     /* push_delay: 20 s after a change */
-	guint timeout_seconds;  /* not a key: 60 s a request may take */
+	guint timeout_seconds;        /* not a key: 60 s a request may take */
 } BridgeGpodderSettings;
 
 typedef struct {

@@ -8,6 +8,7 @@
 #include "import.h"
 #include "lists.h"
 #include "notes-cache.h"
+#include "phone-sync.h"
 #include "playlist-files.h"
 #include "queue.h"
 #include "refresh.h"
@@ -81,11 +82,7 @@ run_unsubscribe(Bridge *bridge, char **args, GString *out, GError **error)
 	if (feed == NULL)
 		return FALSE;
 	name = g_strdup(bridge_feed_get_name(feed));
-	bridge_notes_cache_remove(bridge, feed->id);
-	bridge_sync_remove(bridge, feed);
-	bridge_store_remove_feed(bridge->store, feed);
-	bridge_changed(bridge);
-	bridge_sync_all(bridge, FALSE);
+	bridge_unsubscribe(bridge, feed);
 	g_message("unsubscribed from %s", name);
 	g_string_append_printf(out, "unsubscribed from %s", name);
 	return TRUE;
@@ -306,6 +303,7 @@ run_mark(Bridge *bridge, char **args, GString *out, GError **error)
 			episode->position = 0;
 			episode->last_played = 0;
 		}
+		bridge_phone_sync_changed(bridge, episode);
 		g_string_append_printf(out, "%s%s: %s", i > 0 ? "; " : "",
 		                       episode->title, how);
 	}
@@ -670,6 +668,9 @@ static const BridgeCommand commands[] = {
 	{ "search", "[--json] TERMS…",
 	  "find podcasts by name in a directory; subscribe N takes one", 1,
 	  G_MAXUINT, FALSE, FALSE, NULL, bridge_search_start },
+	{ "sync", "[now|reset|login]",
+	  "syncing with the podcast app on a phone: its state, or now", 0, 1,
+	  TRUE, FALSE, NULL, bridge_phone_sync_start_command },
 	{ "ping", "", "check that the daemon answers", 0, 0, TRUE, TRUE,
 	  run_ping },
 	{ NULL, NULL, NULL, 0, 0, FALSE, FALSE, NULL, NULL },

@@ -502,3 +502,20 @@ bridge_gpodder_credentials_from_json(const char *data, gsize length,
 		return NULL;
 	return g_steal_pointer(&credentials);
 }
+
+char *
+bridge_gpodder_actions_save(GPtrArray *actions)
+{
+	return bridge_gpodder_actions_to_json(actions, 0, actions->len, "");
+}
+
+GPtrArray *
+bridge_gpodder_actions_load(const char *text, GError **error)
+{
+	g_autofree char *answer =
+	        g_strdup_printf("{\"actions\":%s,\"timestamp\":0}", text);
+	gint64 timestamp;
+
+	return bridge_gpodder_actions_from_json(answer, strlen(answer),
+	                                        &timestamp, error);
+}

@@ -252,4 +252,17 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(BridgeGpodderLogin, bridge_gpodder_login_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(BridgeGpodderCredentials,
                               bridge_gpodder_credentials_free)
 
+/*
+ * @actions (of BridgeGpodderAction) as a JSON array, to keep them aside
+ * (phone-sync.c keeps those it cannot apply yet in the state file); an
+ * unknown device is written as "". Read back by
+ * bridge_gpodder_actions_load(), which answers NULL with @error set when
+ * @text is not such an array.
+ */
+char *
+bridge_gpodder_actions_save(GPtrArray *actions);
+
+GPtrArray *
+bridge_gpodder_actions_load(const char *text, GError **error);
+
 #endif

@@ -7,6 +7,7 @@
 #include "bridge.h"
 #include "control.h"
 #include "import.h"
+#include "phone-sync.h"
 #include "playlist-files.h"
 #include "queue.h"
 #include "refresh.h"
@@ -207,10 +208,12 @@ run_daemon(Bridge *bridge)
 	          bridge_store_get_path(bridge->store),
 	          bridge->config->channel);
 	bridge_refresh_schedule(bridge);
+	bridge_phone_sync_start(bridge);
 	g_main_loop_run(bridge->loop);
 	g_source_remove(term);
 	g_source_remove(intr);
 	bridge_tracker_stop(bridge);
+	bridge_phone_sync_stop(bridge);
 	g_clear_pointer(&bridge->fetcher, feed_fetcher_free);
 	if (!bridge_save(bridge, &error)) {
 		/* No loop runs the retry now: what was not saved is lost. */
@@ -597,6 +600,7 @@ main(int argc, char **argv)
 	g_free(bridge.starred_pushed);
 	g_clear_pointer(&bridge.url_prefixes, g_regex_unref);
 	bridge_tracker_clear(&bridge);
+	bridge_phone_sync_clear(&bridge);
 	bridge_store_free(bridge.store);
 	bridge_config_free(bridge.config);
 	return status;

@@ -6,6 +6,7 @@
 
 #include "identity.h"
 #include "notes-cache.h"
+#include "phone-sync.h"
 #include "queue.h"
 #include "sync.h"
 
@@ -305,6 +306,7 @@ follow_move(Bridge *bridge, BridgeFeed *feed, const FeedFetchResult *result)
 		return FALSE;
 	g_message("%s moved to %s", feed->url, target);
 	bridge_store_move_feed(bridge->store, feed, target);
+	bridge_phone_sync_feed_changed(bridge);
 	/* The validators belong to the old address. */
 	g_clear_pointer(&feed->etag, g_free);
 	g_clear_pointer(&feed->last_modified, g_free);
@@ -384,6 +386,9 @@ on_fetched(FeedFetchResult *result, const GError *error, gpointer data)
 	bridge_changed(bridge);
 	if (bridge->fetching == 0 && bridge->new_pushed == NULL)
 		bridge_sync_all(bridge, FALSE);
+	/* Actions a phone sent for episodes that may be here now. */
+	if (bridge->fetching == 0)
+		bridge_phone_sync_after_refresh(bridge);
 out:
 	/* "0 under way" tells a test that a refresh of many feeds is over. */
 	g_debug("refreshed %s: %s; %u under way",

@@ -57,6 +57,7 @@ const Field bridge_store_feed_fields[] = {
 	{ FEED_FIELD(gone), FIELD_BOOLEAN, FALSE },
 	{ FEED_FIELD(pushed), FIELD_STRING, FALSE },
 	{ FEED_FIELD(added), FIELD_INT64, FALSE },
+	{ FEED_FIELD(synced_url), FIELD_STRING, FALSE },
 };
 
 const Field bridge_store_episode_fields[] = {
@@ -75,6 +76,9 @@ const Field bridge_store_episode_fields[] = {
 	{ EPISODE_FIELD(last_played), FIELD_INT64, FALSE },
 	{ EPISODE_FIELD(starred), FIELD_BOOLEAN, FALSE },
 	{ EPISODE_FIELD(gone), FIELD_INT64, FALSE },
+	{ EPISODE_FIELD(sync_changed), FIELD_INT64, FALSE, TRUE },
+	{ EPISODE_FIELD(sync_from), FIELD_STRING, FALSE, TRUE },
+	{ EPISODE_FIELD(sync_unsent), FIELD_BOOLEAN, FALSE, TRUE },
 };
 
 /* A list's group: its episodes are a GKeyFile list, read by hand. */
@@ -756,6 +760,13 @@ append_group(GString *out, GKeyFile *scratch, GKeyFile *extra,
 			                         field->offset);
 			if (string == NULL)
 				continue;
+		} else if (field->sparse &&
+		           (field->type == FIELD_BOOLEAN
+		                    ? !G_STRUCT_MEMBER(gboolean, record,
+		                                       field->offset)
+		                    : G_STRUCT_MEMBER(gint64, record,
+		                                      field->offset) == 0)) {
+			continue;
 		}
 		g_string_append(out, field->key);
 		g_string_append_c(out, '=');

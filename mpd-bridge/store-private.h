@@ -25,6 +25,8 @@ typedef struct {
 	size_t offset; /* in BridgeFeed or BridgeEpisode */
 	FieldType type;
 	gboolean required;
+	gboolean sparse; /* FIELD_INT64 or FIELD_BOOLEAN not written when 0
+	                    or false: most never are */
 } Field;
 
 typedef struct {

@@ -563,3 +563,10 @@ bridge_feed_get_name(const BridgeFeed *feed)
 	       : feed->title != NULL ? feed->title
 	                             : feed->url;
 }
+
+GKeyFile *
+bridge_store_get_groups(BridgeStore *store)
+{
+	g_return_val_if_fail(store != NULL, NULL);
+	return store->extra;
+}

@@ -38,6 +38,8 @@ typedef struct {
 	gboolean gone;       /* the server answered 410: never refreshed */
 	char *pushed;        /* hash of the playlist last sent to MPD; NULL */
 	gint64 added;        /* Unix seconds of the subscription */
+	char *synced_url;    /* the URL a sync server knows it by; NULL
+	                        until uploaded (phone-sync.c) */
 } BridgeFeed;
 
 /*
@@ -62,6 +64,13 @@ typedef struct {
 	gboolean starred;
 	gint64 gone; /* Unix seconds since when its feed has left it out;
 	                0 while the feed lists it */
+	/* For syncing with phones (phone-sync.c): */
+	gint64 sync_changed;  /* Unix seconds of the last change to its
+	                         position or listened state, here or on a
+	                         phone; 0: none, or not stamped yet */
+	char *sync_from;      /* the device that change came from; NULL:
+	                         this one */
+	gboolean sync_unsent; /* a change of ours not uploaded yet */
 } BridgeEpisode;
 
 /*
@@ -100,6 +109,15 @@ bridge_store_free(BridgeStore *store);
  */
 gboolean
 bridge_store_save(BridgeStore *store, GError **error);
+
+/*
+ * The state file's groups that belong to no feed, episode or list, as a
+ * key file: phone-sync.c keeps its own in [sync]. Read and set them with
+ * GKeyFile's functions, then save as after any change; they are written
+ * after the rest, and a group of an unknown name is kept as it was.
+ */
+GKeyFile *
+bridge_store_get_groups(BridgeStore *store);
 
 /*
  * Takes the state's lock (an flock on PATH.lock), for a command line that

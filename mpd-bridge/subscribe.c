@@ -7,6 +7,7 @@
 #include "subscribe.h"
 
 #include "notes-cache.h"
+#include "phone-sync.h"
 #include "refresh.h"
 #include "search-command.h"
 #include "sync.h"
@@ -102,6 +103,7 @@ on_fetched(Bridge *bridge, BridgeFeed *feed, const FeedFetchResult *result,
 		feed = NULL;
 	} else {
 		g_message("subscribed to %s", feed->url);
+		bridge_phone_sync_feed_changed(bridge);
 	}
 	subscribing->done(bridge, feed, error, subscribing->user_data);
 	g_free(subscribing->url);
@@ -151,6 +153,17 @@ guint
 bridge_subscribe_wait_ms(const BridgeConfig *config)
 {
 	return (config->fetch_timeout + 30) * 1000;
+}
+
+void
+bridge_unsubscribe(Bridge *bridge, BridgeFeed *feed)
+{
+	bridge_phone_sync_feed_removed(bridge, feed);
+	bridge_notes_cache_remove(bridge, feed->id);
+	bridge_sync_remove(bridge, feed);
+	bridge_store_remove_feed(bridge->store, feed);
+	bridge_changed(bridge);
+	bridge_sync_all(bridge, FALSE);
 }
 
 static guint

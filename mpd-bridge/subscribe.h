@@ -39,6 +39,13 @@ void
 bridge_subscribe(Bridge *bridge, const char *url, const char *name,
                  gboolean force, BridgeSubscribed done, gpointer user_data);
 
+/*
+ * Drops @feed: its playlist and M3U file, its cached body, its episodes;
+ * a sync server is told (unless @feed's synced_url was cleared first).
+ */
+void
+bridge_unsubscribe(Bridge *bridge, BridgeFeed *feed);
+
 /* The `subscribe [--force] URL [NAME]` command. */
 void
 bridge_subscribe_start(Bridge *bridge, char **args, BridgeCall *call);

@@ -8,6 +8,7 @@
 
 #include "identity.h"
 #include "lists.h"
+#include "phone-sync.h"
 #include "sync.h"
 
 #include <string.h>
@@ -52,6 +53,8 @@ account(Bridge *bridge, gint64 now)
 	BridgeEpisode *episode;
 	gint64 position_ms;
 	gint64 duration_s;
+	gint64 before;
+	gboolean was_listened;
 
 	/*
 	 * Stopped: the position was taken as it stopped; MPD now says 0.
@@ -63,6 +66,8 @@ account(Bridge *bridge, gint64 now)
 	episode = bridge_store_find_episode(bridge->store, t->episode_id);
 	if (episode == NULL)
 		return;
+	before = episode->position;
+	was_listened = episode->listened;
 	position_ms = t->elapsed_ms;
 	if (t->state == BRIDGE_PLAYER_PLAY)
 		position_ms += (now - t->at) / 1000;
@@ -82,6 +87,8 @@ account(Bridge *bridge, gint64 now)
 	t->elapsed_ms = position_ms;
 	t->at = now;
 	bridge_changed(bridge);
+	if (episode->position != before || episode->listened != was_listened)
+		bridge_phone_sync_changed(bridge, episode);
 }
 
 static gboolean
@@ -276,7 +283,9 @@ on_resume_due(gpointer data)
 	    status.elapsed_ms >= t->resume_below_ms)
 		return G_SOURCE_REMOVE;
 	episode = bridge_store_find_episode(bridge->store, t->episode_id);
-	if (episode != NULL)
+	/* A phone's position may have come meanwhile, or said it was done. */
+	if (episode != NULL && !episode->listened &&
+	    episode->position >= RESUME_FROM)
 		resume(bridge, episode, status.song_id);
 	return G_SOURCE_REMOVE;
 }
@@ -292,6 +301,9 @@ schedule_resume(Bridge *bridge, const BridgeEpisode *episode, gint64 below_ms)
 	BridgeTracking *t = &bridge->tracking;
 	guint tries = resume_tries(t, episode->id);
 	guint delay_ms = tries > 0 ? RETRY_DELAY_MS : RESUME_DELAY_MS;
+
+	/* Time for the pull that asks the phone where it stopped. */
+	delay_ms = MAX(delay_ms, bridge_phone_sync_resume_wait_ms(bridge));
 
 	if (tries >= RESUME_TRIES)
 		mark_unseekable(bridge, episode->id, episode->title,
@@ -388,9 +400,13 @@ bridge_tracker_on_player(Bridge *bridge)
 		t->elapsed_ms = status.elapsed_ms;
 	t->duration_ms = status.duration_ms;
 	t->at = now;
+	if (episode != NULL && changed && status.state == BRIDGE_PLAYER_PLAY)
+		bridge_phone_sync_episode_started(bridge, episode);
+	/* With sync, a phone may know a place to resume at even so. */
 	if (episode != NULL && changed && status.state == BRIDGE_PLAYER_PLAY &&
 	    status.elapsed_ms < RESUME_WITHIN_MS && !episode->listened &&
-	    episode->position >= RESUME_FROM)
+	    (episode->position >= RESUME_FROM ||
+	     bridge_phone_sync_resume_wait_ms(bridge) > 0))
 		schedule_resume(bridge, episode,
 		                RESUME_WITHIN_MS + RESUME_DELAY_MS);
 	/*
