@@ -578,6 +578,8 @@ apply_actions(Bridge *bridge, GPtrArray *actions)
 	g_autoptr(GHashTable) by_guid = guid_index(bridge);
 	g_autoptr(GPtrArray) later = g_ptr_array_new_with_free_func(
 	        (GDestroyNotify)bridge_gpodder_action_free);
+	g_autoptr(GHashTable) kept =
+	        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	gboolean any = FALSE;
 
 	for (guint i = 0; i < actions->len; i++) {
@@ -600,8 +602,17 @@ apply_actions(Bridge *bridge, GPtrArray *actions)
 			matches = one;
 		}
 		if (matches->len == 0) {
-			g_ptr_array_add(later,
-			                bridge_gpodder_action_copy(action));
+			/* Pulls overlap: the same action comes again. */
+			char *key = g_strdup_printf(
+			        "%s\n%s\n%" G_GINT64_FORMAT "\n%s",
+			        action->guid != NULL ? action->guid : "",
+			        action->episode, action->timestamp,
+			        action->device != NULL ? action->device : "");
+
+			if (g_hash_table_add(kept, key))
+				g_ptr_array_add(
+				        later,
+				        bridge_gpodder_action_copy(action));
 			continue;
 		}
 		for (guint j = 0; j < matches->len; j++) {
