@@ -295,7 +295,7 @@ settings_path(const char *config_path, const char *value)
 
 static gboolean
 read_sync(BridgeGpodderSettings *sync, GKeyFile *file, const char *config_path,
-          GError **error)
+          BridgeConfigFlags flags, GError **error)
 {
 	g_autofree char *kind = NULL;
 	g_autofree char *password_file = NULL;
@@ -369,7 +369,8 @@ read_sync(BridgeGpodderSettings *sync, GKeyFile *file, const char *config_path,
 	else if (!check_device(g_strstrip(sync->device), error))
 		return FALSE;
 	/* Not there yet: sync login writes it; syncing waits for it. */
-	if (!g_file_test(sync->password_file, G_FILE_TEST_EXISTS))
+	if ((flags & BRIDGE_CONFIG_NO_SECRETS) != 0 ||
+	    !g_file_test(sync->password_file, G_FILE_TEST_EXISTS))
 		return TRUE;
 	sync->password = bridge_secret_file_read(sync->password_file, error);
 	if (sync->password == NULL) {
@@ -393,7 +394,8 @@ clear_sync(BridgeGpodderSettings *sync)
 }
 
 static gboolean
-read_file(BridgeConfig *config, GKeyFile *file, GError **error)
+read_file(BridgeConfig *config, GKeyFile *file, BridgeConfigFlags flags,
+          GError **error)
 {
 	guint port = config->mpd.port;
 	guint timeout = config->mpd.timeout_ms / 1000;
@@ -442,7 +444,8 @@ read_file(BridgeConfig *config, GKeyFile *file, GError **error)
 	    !read_uint(file, GROUP_LISTEN, "tail_seconds", 0, 3600,
 	               &config->listened_seconds, error) ||
 	    !read_search(&config->search, file, error) ||
-	    !read_sync(&config->gpodder, file, config->config_path, error))
+	    !read_sync(&config->gpodder, file, config->config_path, flags,
+	               error))
 		return FALSE;
 	if (config->gpodder.server == NULL)
 		clear_sync(&config->gpodder);
@@ -460,6 +463,13 @@ read_file(BridgeConfig *config, GKeyFile *file, GError **error)
 
 BridgeConfig *
 bridge_config_load(const char *path, GError **error)
+{
+	return bridge_config_load_full(path, BRIDGE_CONFIG_NONE, error);
+}
+
+BridgeConfig *
+bridge_config_load_full(const char *path, BridgeConfigFlags flags,
+                        GError **error)
 {
 	BridgeConfig *config = g_new0(BridgeConfig, 1);
 	g_autoptr(GKeyFile) file = g_key_file_new();
@@ -508,7 +518,7 @@ bridge_config_load(const char *path, GError **error)
 		bridge_config_free(config);
 		return NULL;
 	}
-	if (!read_file(config, file, &local)) {
+	if (!read_file(config, file, flags, &local)) {
 		g_set_error(error, local->domain, local->code, "%s: %s",
 		            config->config_path, local->message);
 		bridge_config_free(config);

@@ -52,7 +52,9 @@ typedef struct {
 	                           with server */
 	char *password;         /* what password_file holds, less a
 	                           trailing line break; never logged;
-	                           NULL while the file does not exist */
+	                           NULL while the file does not exist,
+	                           or when loaded with
+	                           BRIDGE_CONFIG_NO_SECRETS */
 	char *device;           /* device: [A-Za-z0-9_.-]{1,64};
 	                           "mpd-bridge-HOSTNAME" */
 	guint interval_minutes; /* interval: 10 minutes between syncs */
@@ -107,6 +109,22 @@ typedef struct {
  */
 BridgeConfig *
 bridge_config_load(const char *path, GError **error);
+
+/* How bridge_config_load_full() reads the settings. */
+typedef enum {
+	BRIDGE_CONFIG_NONE = 0,
+	BRIDGE_CONFIG_NO_SECRETS = 1 << 0, /* leave [sync] password_file
+	                                      unread (it need not exist):
+	                                      for `sync login`, which
+	                                      writes it */
+} BridgeConfigFlags;
+
+/*
+ * bridge_config_load(), with @flags; every other check is the same.
+ */
+BridgeConfig *
+bridge_config_load_full(const char *path, BridgeConfigFlags flags,
+                        GError **error);
 
 void
 bridge_config_free(BridgeConfig *config);

@@ -13,6 +13,7 @@
 #include "refresh.h"
 #include "search-command.h"
 #include "subscribe.h"
+#include "sync-login.h"
 #include "sync.h"
 #include "tracker.h"
 
@@ -541,6 +542,32 @@ quiet_writer(GLogLevelFlags level, const GLogField *fields, gsize n_fields,
 	return g_log_writer_default(level, fields, n_fields, user_data);
 }
 
+/*
+ * `sync login`: here, never through the daemon (it may wait twenty
+ * minutes for the user's browser), and with no password read yet: it is
+ * what writes it.
+ */
+static int
+sync_login(const char *config_path)
+{
+	g_autoptr(GError) error = NULL;
+	BridgeConfig *config = bridge_config_load_full(
+	        config_path, BRIDGE_CONFIG_NO_SECRETS, &error);
+	gboolean ok;
+
+	if (config == NULL) {
+		fprintf(stderr, "mpd-bridge: %s\n", error->message);
+		return EXIT_FAILED;
+	}
+	ok = bridge_sync_login_run(config, NULL, stdout, &error);
+	bridge_config_free(config);
+	if (!ok) {
+		fprintf(stderr, "mpd-bridge: %s\n", error->message);
+		return EXIT_FAILED;
+	}
+	return EXIT_OK;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -566,6 +593,9 @@ main(int argc, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	}
+	if (argc == 3 && strcmp(argv[1], "sync") == 0 &&
+	    strcmp(argv[2], "login") == 0)
+		return sync_login(config_path);
 	bridge.config = bridge_config_load(config_path, &error);
 	if (bridge.config == NULL) {
 		fprintf(stderr, "mpd-bridge: %s\n", error->message);

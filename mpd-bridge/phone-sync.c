@@ -1056,6 +1056,16 @@ bridge_phone_sync_start_command(Bridge *bridge, char **args, BridgeCall *call)
 	} else if (strcmp(what, "now") == 0) {
 		g_ptr_array_add(state(bridge)->waiting, call);
 		start_round(bridge, ROUND_PULL | ROUND_PUSH);
+	} else if (strcmp(what, "login") == 0) {
+		/* The command line runs it itself (main.c). */
+		bridge_call_return(
+		        call,
+		        g_error_new_literal(
+		                BRIDGE_COMMAND_ERROR,
+		                BRIDGE_COMMAND_ERROR_USAGE,
+		                "sync login waits for a browser, so it runs "
+		                "only on the command line: mpd-bridge sync "
+		                "login"));
 	} else if (strcmp(what, "reset") == 0) {
 		GPtrArray *feeds = bridge_store_get_feeds(bridge->store);
 

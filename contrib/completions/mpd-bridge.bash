@@ -52,7 +52,7 @@ _mpd_bridge()
 	local prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local commands='run subscribe unsubscribe list refresh set episodes
 		queue mark star unstar later list-add list-remove lists status
-		show import-opml export-opml search ping help'
+		show import-opml export-opml search sync ping help'
 	local cmd=${COMP_WORDS[0]/#\~/$HOME} i command='' first=0
 	local -a config=()
 	COMPREPLY=()
@@ -146,6 +146,9 @@ _mpd_bridge()
 		;;
 	search)
 		[[ $cur == -* ]] && COMPREPLY=($(compgen -W '--json' -- "$cur"))
+		;;
+	sync)
+		((n == 0)) && COMPREPLY=($(compgen -W 'now reset login' -- "$cur"))
 		;;
 	esac
 } &&

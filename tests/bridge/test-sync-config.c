@@ -223,6 +223,43 @@ test_missing_file(void)
 	               (const char *const[]){ "[sync] password_file", NULL });
 }
 
+static void
+test_no_secrets(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *path =
+	        write_settings("[sync]\nserver = https://cloud.example.org\n"
+	                       "kind = nextcloud\nuser = someone\n"
+	                       "password_file = /nonexistent/password\n",
+	                       0600);
+	BridgeConfig *config;
+
+	g_test_summary("Without secrets, a password file that is not there "
+	               "is no error, and nothing is read; the rest is "
+	               "checked as always");
+	config =
+	        bridge_config_load_full(path, BRIDGE_CONFIG_NO_SECRETS, &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(config->gpodder.server, ==,
+	                "https://cloud.example.org");
+	g_assert_cmpint(config->gpodder.kind, ==,
+	                BRIDGE_GPODDER_KIND_NEXTCLOUD);
+	g_assert_cmpstr(config->gpodder.password_file, ==,
+	                "/nonexistent/password");
+	g_assert_null(config->gpodder.password);
+	bridge_config_free(config);
+
+	g_free(path);
+	path = write_settings("[sync]\nserver = https://cloud.example.org\n"
+	                      "kind = nextcloud\nuser = someone\n",
+	                      0600);
+	config =
+	        bridge_config_load_full(path, BRIDGE_CONFIG_NO_SECRETS, &error);
+	g_assert_null(config);
+	g_assert_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE);
+	g_assert_nonnull(strstr(error->message, "[sync] password_file"));
+}
+
 static gboolean
 set_password(const char *path, const char *text)
 {
@@ -322,6 +359,7 @@ main(int argc, char **argv)
 	g_test_add_func("/sync-config/world-readable", test_world_readable);
 	g_test_add_func("/sync-config/other-owner", test_other_owner);
 	g_test_add_func("/sync-config/missing-file", test_missing_file);
+	g_test_add_func("/sync-config/no-secrets", test_no_secrets);
 	g_test_add_func("/sync-config/password-lines", test_password_lines);
 	g_test_add_func("/sync-config/bad-kind", test_bad_kind);
 	g_test_add_func("/sync-config/bad-values", test_bad_values);
