@@ -23,7 +23,6 @@
 #define FINISHED_SLACK 30             /* AntennaPod's "played" */
 #define STOP_TIMEOUT   10             /* seconds for the last push */
 #define RESUME_WAIT_MS 1000
-#define PULL_AGAIN_US  (5 * G_USEC_PER_SEC) /* on episode starts */
 #define MAX_UNMATCHED  500
 #define UNMATCHED_DAYS 30
 #define MAX_BACKOFF    (6 * 60 * 60)
@@ -59,14 +58,13 @@ struct BridgePhoneSync {
 	guint pull_timer;
 	guint push_timer;
 	guint retry_timer;
-	gboolean busy;          /* a round is out */
-	RoundKind again;        /* what to do once it is back */
-	GPtrArray *waiting;     /* BridgeCall * of `sync now`, answered after
-	                           the next whole round */
-	GPtrArray *answering;   /* those the round out answers */
-	GHashTable *held;       /* episode id -> BridgeGpodderAction *: for
-	                           the episode playing when it came */
-	gint64 last_start_pull; /* monotonic µs */
+	gboolean busy;        /* a round is out */
+	RoundKind again;      /* what to do once it is back */
+	GPtrArray *waiting;   /* BridgeCall * of `sync now`, answered after
+	                         the next whole round */
+	GPtrArray *answering; /* those the round out answers */
+	GHashTable *held;     /* episode id -> BridgeGpodderAction *: for
+	                         the episode playing when it came */
 	guint failures;
 	guint pulled_changes; /* of the last round, for `sync now` */
 	guint pushed_changes;
@@ -120,6 +118,17 @@ clock_trusted(const Bridge *bridge)
 		break;
 	}
 	return adjtimex(&tx) != TIME_ERROR;
+}
+
+static const char *
+clock_note(const Bridge *bridge)
+{
+	return clock_trusted(bridge)
+	               ? NULL
+	               : "the system clock is not synchronised yet, so no "
+	                 "episode action is stamped, sent or applied; they "
+	                 "wait (set [sync] trust_clock = yes if the clock is "
+	                 "right)";
 }
 
 static GKeyFile *
@@ -288,7 +297,8 @@ prepare_push(Bridge *bridge, Round *round)
 			                g_strdup(feed->synced_url));
 		g_ptr_array_add(round->add, g_strdup(feed->url));
 	}
-	for (guint i = 0; i < episodes->len; i++) {
+	/* Actions wait for a clock that can stamp them. */
+	for (guint i = 0; clock_trusted(bridge) && i < episodes->len; i++) {
 		BridgeEpisode *episode = episodes->pdata[i];
 		BridgeGpodderAction *action;
 
@@ -568,12 +578,12 @@ guid_index(Bridge *bridge)
 }
 
 /*
- * Applies @actions (taken), newest change winning per episode; those of
- * episodes not known yet go to [sync] unmatched, to be tried again after
- * the next refresh.
+ * Applies @actions, newest change winning per episode; those of episodes
+ * not known yet go to [sync] unmatched, to be tried again after the next
+ * refresh. Without @apply (a clock not to be trusted) all go there.
  */
 static void
-apply_actions(Bridge *bridge, GPtrArray *actions)
+apply_actions(Bridge *bridge, GPtrArray *actions, gboolean apply)
 {
 	g_autoptr(GHashTable) by_guid = guid_index(bridge);
 	g_autoptr(GPtrArray) later = g_ptr_array_new_with_free_func(
@@ -593,7 +603,10 @@ apply_actions(Bridge *bridge, GPtrArray *actions)
 		if (is_ours(bridge, action) || !is_usable(action) ||
 		    action->episode == NULL)
 			continue;
-		if (matches == NULL) {
+		/* Not judged against a clock that may be wrong: kept. */
+		if (!apply)
+			matches = one;
+		else if (matches == NULL) {
 			BridgeEpisode *episode = bridge_identity_find_by_url(
 			        bridge, action->episode);
 
@@ -651,7 +664,7 @@ pulled(Bridge *bridge, Round *round)
 		g_ptr_array_add(actions, bridge_gpodder_action_copy(
 		                                 round->pulled->pdata[i]));
 	state(bridge)->pulled_changes += round->pulled->len;
-	apply_actions(bridge, actions);
+	apply_actions(bridge, actions, clock_trusted(bridge));
 	set_int(bridge, "actions_since", round->new_actions_since);
 	set_int(bridge, "last_pull", now_seconds());
 }
@@ -675,6 +688,9 @@ answer_calls(Bridge *bridge, GPtrArray *calls, const GError *error)
 		        bridge->config->gpodder.server, s->pulled_changes,
 		        s->pulled_changes == 1 ? "" : "s", s->applied,
 		        s->pushed_changes);
+		if (clock_note(bridge) != NULL)
+			g_string_append_printf(bridge_call_get_out(call),
+			                       "; %s", clock_note(bridge));
 		bridge_call_return(call, NULL);
 	}
 }
@@ -749,11 +765,6 @@ cannot_sync(const Bridge *bridge)
 		return g_strdup_printf("no password yet: run mpd-bridge sync "
 		                       "login, or write it to %s (mode 600)",
 		                       settings->password_file);
-	if (!clock_trusted(bridge))
-		return g_strdup("the system clock is not synchronised yet, so "
-		                "nothing is stamped or applied; changes wait "
-		                "(set [sync] trust_clock = yes if the clock is "
-		                "right)");
 	return NULL;
 }
 
@@ -933,7 +944,6 @@ bridge_phone_sync_episode_started(Bridge *bridge, BridgeEpisode *episode)
 {
 	struct BridgePhoneSync *s;
 	BridgeGpodderAction *held;
-	gint64 now = g_get_monotonic_time();
 
 	if (!bridge_phone_sync_enabled(bridge) || !bridge->daemon)
 		return;
@@ -942,9 +952,7 @@ bridge_phone_sync_episode_started(Bridge *bridge, BridgeEpisode *episode)
 	if (held != NULL && held->timestamp > episode->sync_changed)
 		apply_to(bridge, episode, held);
 	g_hash_table_remove(s->held, episode->id);
-	if (now - s->last_start_pull < PULL_AGAIN_US)
-		return;
-	s->last_start_pull = now;
+	/* Skipping through a queue asks once more at most: see again. */
 	start_round(bridge, ROUND_PULL);
 }
 
@@ -966,7 +974,7 @@ bridge_phone_sync_after_refresh(Bridge *bridge)
 	    !clock_trusted(bridge))
 		return;
 	actions = unmatched(bridge);
-	apply_actions(bridge, actions);
+	apply_actions(bridge, actions, TRUE);
 }
 
 static char *
@@ -1027,6 +1035,8 @@ append_status(Bridge *bridge, GString *out)
 		g_string_append_printf(out, "last error: %s\n", error);
 	if (why != NULL)
 		g_string_append_printf(out, "not syncing: %s\n", why);
+	if (clock_note(bridge) != NULL)
+		g_string_append_printf(out, "%s\n", clock_note(bridge));
 }
 
 void

@@ -682,6 +682,16 @@ def t_subscriptions(w):
     def phone_has(url, wanted):
         w.phone.sync()
         return (url in w.phone.subscriptions()) == wanted
+
+    def pushed(url, wanted):
+        """Waits for the box's push, then for the next second: a phone
+        that synced in the second of the change would never see it
+        (Nextcloud gives changes after the phone's last sync, to the
+        second), as AntennaPod would not."""
+        wait_until(lambda: (url in w.server_subscriptions()) == wanted,
+                   PUSH_DELAY + 8, f"the box's push of {url}")
+        not_before(time.time() + 1.1)
+    pushed(boxside, True)
     try:
         wait_until(lambda: phone_has(boxside, True), PUSH_DELAY + 8,
                    "the phone to see the box's subscription", step=0.5)
@@ -700,6 +710,7 @@ def t_subscriptions(w):
     not_before(time.time() + 1.1)
     r = w.bridge("unsubscribe", boxside)
     check(r.returncode == 0, f"unsubscribe {boxside}: {r.stderr}")
+    pushed(boxside, False)
     wait_until(lambda: phone_has(boxside, False), PUSH_DELAY + 8,
                "the phone to see the box's unsubscription", step=0.5)
     check(boxside not in w.server_subscriptions() and
