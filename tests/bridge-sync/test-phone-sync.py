@@ -70,6 +70,9 @@ FEEDS = {
     "/other.xml": ("Phone Side Show", ["o1", "o2"]),
     "/boxside.xml": ("Box Side Show", ["b1"]),
     "/down.xml": ("While Down Show", ["d1"]),
+    "/kept.xml": ("Kept Elsewhere Show", ["k1"]),
+    "/moving.xml": ("Moving Show", ["m1"]),
+    "/late.xml": ("Late Item Show", ["l1", "l2"]),
 }
 
 
@@ -89,7 +92,8 @@ WAV = make_wav(DURATION)
 
 
 class FeedHandler(http.server.BaseHTTPRequestHandler):
-    """/NAME.xml: a feed of FEEDS; /a/NAME.wav: an episode, with ranges."""
+    """/NAME.xml: a feed of FEEDS (or of the server's aliases, or a 301 to
+    where it moved); /a/NAME.wav: an episode, with ranges."""
     protocol_version = "HTTP/1.1"
 
     def log_message(self, format, *args):  # noqa: A002 - the base's name
@@ -112,7 +116,12 @@ class FeedHandler(http.server.BaseHTTPRequestHandler):
 
     def answer(self, head):
         path = urllib.parse.urlsplit(self.path).path
-        if path in FEEDS:
+        moved = self.server.moved.get(path)
+        path = self.server.aliases.get(path, path)
+        if moved is not None:
+            body = self.simple(301, b"moved\n", "text/plain",
+                               [("Location", self.server.url(moved))])
+        elif path in FEEDS:
             body = self.simple(200, self.server.feed(path),
                                "application/rss+xml")
         elif re.fullmatch(r"/a/[\w-]+\.wav", path):
@@ -156,6 +165,9 @@ class FeedServer(http.server.ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), FeedHandler)
         self.port = self.server_address[1]
         self.guid_tags = {}   # episode name -> appended to its guid
+        self.aliases = {}     # path -> the path of FEEDS served there too
+        self.moved = {}       # path -> the path it answers 301 to
+        self.hidden = set()   # episode names no feed lists yet
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
         self.thread.start()
 
@@ -174,6 +186,8 @@ class FeedServer(http.server.ThreadingHTTPServer):
         title, names = FEEDS[path]
         items = []
         for k, name in enumerate(names):
+            if name in self.hidden:
+                continue
             items.append(
                 f"<item><title>{title} {name}</title>"
                 f'<guid isPermaLink="false">{self.guid(name)}</guid>'
@@ -934,6 +948,206 @@ def t_uploads_well_formed(w):
               f"a timestamp far from now: {a}")
 
 
+def waiting(w):
+    """What `mpd-bridge sync` says waits: (subscription changes to push,
+    actions waiting for their episode)."""
+    r = w.bridge("sync")
+    check(r.returncode == 0, f"`mpd-bridge sync`: exit {r.returncode}: "
+          f"{one_line(r.stderr)}")
+    subs = re.search(r"waiting to be pushed: (\d+) subscription", r.stdout)
+    actions = re.search(r"waiting for their episode: (\d+) action",
+                        r.stdout)
+    check(subs and actions, f"`mpd-bridge sync` says: {r.stdout!r}")
+    return int(subs.group(1)), int(actions.group(1))
+
+
+def next_second(w):
+    """Nextcloud gives the changes after a sync's timestamp, to the second:
+    waits for the next second there, so that what follows is seen by the
+    phone, as AntennaPod would see it."""
+    if w.kind == "nextcloud":
+        not_before(time.time() + 1.1)
+
+
+def action_pulls(w, since):
+    """The box's downloads of episode actions from entry @since of the
+    server's log."""
+    path = ("/api/2/episodes/" if w.kind == "gpodder"
+            else "/index.php/apps/gpoddersync/episode_action")
+    return [e for e in w.server_log()[since:]
+            if e["method"] == "GET" and e["path"].startswith(path)]
+
+
+def subscription_uploads(w, since):
+    """The client uploads of subscription changes the server logged from
+    entry @since of its log, whatever their answer."""
+    path = ("/api/2/subscriptions/" if w.kind == "gpodder"
+            else "/index.php/apps/gpoddersync/subscription_change/create")
+    return [e for e in w.server_log()[since:]
+            if e["method"] in ("POST", "PUT") and e["path"].startswith(path)]
+
+
+def box_subscribes(w, url):
+    """The box subscribes to @url and pushes it: waits until the server
+    has it and the box has nothing left to push."""
+    r = w.bridge("subscribe", url)
+    check(r.returncode == 0, f"subscribe {url}: exit {r.returncode}: "
+          f"{one_line(r.stderr)}")
+    wait_until(lambda: url in w.server_subscriptions(), PUSH_DELAY + 8,
+               f"the box's push of {url}")
+    wait_until(lambda: waiting(w)[0] == 0, 5,
+               f"the box to have pushed {url}")
+
+
+def t_update_urls(w):
+    """(10) the server keeps a subscription of the box's under another URL
+    (gpodder update_urls): the box's subscription moves there, and the next
+    sync uploads nothing for it; Nextcloud gives no update_urls, and the
+    subscription stays as it is"""
+    asked = w.feeds.url("/kept.xml")
+    kept = w.feeds.url("/kept-elsewhere.xml")
+    w.feeds.aliases["/kept-elsewhere.xml"] = "/kept.xml"
+    expected = kept if w.kind == "gpodder" else asked
+    next_second(w)
+    if w.kind == "gpodder":
+        w.switch(rewrite_urls={asked: kept})
+    try:
+        r = w.bridge("subscribe", asked)
+        check(r.returncode == 0, f"subscribe {asked}: exit {r.returncode}: "
+              f"{one_line(r.stderr)}")
+        wait_until(lambda: expected in w.server_subscriptions(),
+                   PUSH_DELAY + 8, f"the box's push of {asked}")
+        try:
+            wait_until(lambda: expected in w.subscriptions() and
+                       (expected == asked or asked not in w.subscriptions()),
+                       5, f"the box's subscription at {expected}")
+        except AssertionError:
+            raise AssertionError(
+                f"the server keeps {asked} as {expected}; the box lists "
+                f"{w.subscriptions()}; {w.sync_state()}") from None
+        check(waiting(w)[0] == 0, f"after the push of {asked} the box has "
+              f"subscription changes to push: {w.sync_state()}")
+        # The next sync: nothing to upload for it.
+        mark = len(w.server_log())
+        w.sync_now(f" after the push of {asked}")
+        time.sleep(PUSH_DELAY + 0.5)
+        again = subscription_uploads(w, mark)
+        check(again == [], f"the box uploaded subscription changes again "
+              f"after the server kept {asked} as {expected}: {again}; "
+              f"{w.sync_state()}")
+        subs = w.server_subscriptions()
+        check(expected in subs and
+              (expected == asked or asked not in subs),
+              f"the server's subscriptions: {subs}")
+        check(w.subscriptions().count(expected) == 1,
+              f"the box lists {w.subscriptions()}")
+    finally:
+        if w.kind == "gpodder":
+            w.switch(rewrite_urls={})
+    w.phone.sync()
+    phone = w.phone.subscriptions()
+    check(expected in phone and (expected == asked or asked not in phone),
+          f"the phone has {phone}, not {expected}")
+
+
+def t_moved_feed(w):
+    """(11) a feed the box pushed moves (301): once the box refreshes it,
+    its push removes the old URL and adds the new one on the server, and
+    the phone follows"""
+    old = w.feeds.url("/moving.xml")
+    new = w.feeds.url("/moved.xml")
+    title = FEEDS["/moving.xml"][0]
+    box_subscribes(w, old)
+    next_second(w)
+    w.phone.sync()
+    check(old in w.phone.subscriptions(),
+          f"the phone lacks the box's {old}: {w.phone.subscriptions()}")
+    next_second(w)
+    w.feeds.aliases["/moved.xml"] = "/moving.xml"
+    w.feeds.moved["/moving.xml"] = "/moved.xml"
+    r = w.bridge("refresh", title)
+    check(r.returncode == 0, f"refresh {title}: exit {r.returncode}: "
+          f"{one_line(r.stderr)}")
+    try:
+        wait_until(lambda: new in w.subscriptions() and
+                   old not in w.subscriptions(), 20,
+                   f"the box's subscription to move to {new}")
+    except AssertionError:
+        raise AssertionError(f"{old} answers 301 to {new}; after a refresh "
+                             f"the box lists {w.subscriptions()}") from None
+    try:
+        wait_until(lambda: new in w.server_subscriptions() and
+                   old not in w.server_subscriptions(), PUSH_DELAY + 8,
+                   "the box's push of the move")
+    except AssertionError:
+        raise AssertionError(f"{old} moved to {new}; the server has "
+                             f"{w.server_subscriptions()}; "
+                             f"{w.sync_state()}") from None
+    next_second(w)
+    w.phone.sync()
+    phone = w.phone.subscriptions()
+    check(new in phone and old not in phone,
+          f"{old} moved to {new}; the phone has {phone}")
+    # The box's own push, pulled back, changes nothing.
+    w.sync_now(" after the move")
+    check(new in w.subscriptions() and old not in w.subscriptions(),
+          f"after a sync the box lists {w.subscriptions()}")
+    check(len(w.episodes(title)) == 1, f"the moved feed's episodes: "
+          f"{w.episodes(title)}")
+
+
+def t_action_before_episode(w):
+    """(12) the phone plays an episode of a feed whose item the box has not
+    seen yet: the action waits (`mpd-bridge sync` counts it), and applies
+    once a refresh brings the episode"""
+    late = w.feeds.url("/late.xml")
+    title = FEEDS["/late.xml"][0]
+    guid = w.feeds.guid("l2")
+    w.feeds.hidden.add("l2")
+    r = w.bridge("subscribe", late)
+    check(r.returncode == 0, f"subscribe {late}: {one_line(r.stderr)}")
+    wait_until(lambda: len(w.episodes(title)) == 1, 20,
+               f"the box to have {title}'s first episode")
+    before = waiting(w)[1]
+    w.phone.add_episode(late, guid, w.audio("l2"), DURATION)
+    w.phone.pause(guid, 30)
+    w.phone.sync()
+    w.sync_now(" after the phone's play of an episode the box lacks")
+    during = waiting(w)[1]
+    check(during >= before + 1,
+          f"the phone paused {guid}, which the box does not know yet, at "
+          f"30 s: `mpd-bridge sync` counts {during} actions waiting for "
+          f"their episode (before: {before}); {w.sync_state()}")
+    w.feeds.hidden.discard("l2")
+    mark = len(w.server_log())
+    r = w.bridge("refresh", title)
+    check(r.returncode == 0, f"refresh {title}: {one_line(r.stderr)}")
+
+    def l2():
+        found = [e for e in w.episodes(title) if e["guid"] == guid]
+        return found[0] if found else None
+    wait_until(l2, 20, f"the box to have {guid}")
+    try:
+        wait_until(lambda: near(l2()["position"], 30, 1), 5,
+                   f"the phone's 30 s on {guid}")
+    except AssertionError:
+        e = l2()
+        raise AssertionError(
+            f"the phone paused {guid} at 30 s before the box knew it; once "
+            f"a refresh brought it the box has it {e['state']} at "
+            f"{e['position']} s; {w.sync_state()}") from None
+    # A pull (every 10 s, or at an episode's start) applies what waits too;
+    # with none since the refresh, the refresh applied it.
+    pulls = action_pulls(w, mark)
+    if pulls:
+        print(f"# {w.kind}: {len(pulls)} pull(s) of actions came between "
+              "the refresh and the phone's position on the episode")
+    after = waiting(w)[1]
+    check(after <= during - 1, f"the action applied, yet `mpd-bridge sync` "
+          f"counts {after} actions waiting for their episode (was "
+          f"{during})")
+
+
 def t_no_credentials(w):
     """the password (and the Basic header) never appears in the daemon's
     log, list, export-opml, sync, the state or answers on MPD's channel"""
@@ -975,6 +1189,7 @@ def t_no_credentials(w):
 SCENARIOS = [t_world, t_resume_from_phone, t_pause_to_phone,
              t_finish_to_phone, t_subscriptions, t_server_down, t_conflict,
              t_clock, t_guid_change, t_timing, t_uploads_well_formed,
+             t_update_urls, t_moved_feed, t_action_before_episode,
              t_no_credentials]
 
 
@@ -989,7 +1204,7 @@ def for_family(test, kind):
             try:
                 w.mpd.command("stop", "clear")
                 w.switch(down=False, fail_next=0, fail_status=503,
-                         dedupe=True)
+                         dedupe=True, rewrite_urls={})
             except (OSError, RuntimeError):
                 pass
     run.__doc__ = f"{kind}: {' '.join(test.__doc__.split())}"
