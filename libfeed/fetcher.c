@@ -103,8 +103,14 @@ on_socket_ready(int fd, GIOCondition condition, gpointer data)
 		events |= CURL_CSELECT_IN;
 	if (condition & G_IO_OUT)
 		events |= CURL_CSELECT_OUT;
+	/*
+	 * As curl's own poll does: an error or hang-up is also readable, so
+	 * that curl reads and reports what happened ("Connection reset by
+	 * peer"). CURL_CSELECT_ERR alone only says "select/poll returned
+	 * error", which a connection reset under load came out as.
+	 */
 	if (condition & (G_IO_ERR | G_IO_HUP))
-		events |= CURL_CSELECT_ERR;
+		events |= CURL_CSELECT_IN | CURL_CSELECT_ERR;
 	curl_multi_socket_action(fetcher->multi, fd, events, &running);
 	read_messages(fetcher);
 	return G_SOURCE_CONTINUE;
