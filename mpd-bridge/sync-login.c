@@ -4,7 +4,10 @@
 #include "secret-file.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DEFAULT_POLL_MS       2000
 #define DEFAULT_LIMIT_SECONDS (20 * 60)
@@ -128,12 +131,58 @@ wait_for_approval(const BridgeGpodderSettings *sync,
  * never reads half a password; read back as the daemon will, so that a
  * file it would refuse is found now.
  */
+/*
+ * Writes @text to @path through a temporary file of mode 0600, renamed
+ * over it. Not g_file_set_contents_full(): since GLib 2.84 it keeps the
+ * mode of the file it replaces, and an old password file may have been
+ * readable by others.
+ */
+static gboolean
+write_private(const char *path, const char *text, GError **error)
+{
+	g_autofree char *temp = g_strconcat(path, ".XXXXXX", NULL);
+	gsize length = strlen(text);
+	gsize done = 0;
+	int fd = g_mkstemp_full(temp, O_WRONLY | O_CLOEXEC, 0600);
+	int saved = 0;
+
+	if (fd < 0) {
+		saved = errno;
+		goto failed;
+	}
+	while (done < length) {
+		ssize_t n = write(fd, text + done, length - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			saved = errno;
+			break;
+		}
+		done += (gsize)n;
+	}
+	if (saved == 0 && fsync(fd) != 0)
+		saved = errno;
+	if (close(fd) != 0 && saved == 0)
+		saved = errno;
+	if (saved == 0 && rename(temp, path) != 0)
+		saved = errno;
+	if (saved == 0)
+		return TRUE;
+	g_unlink(temp);
+failed:
+	g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved),
+	            "cannot write %s: %s", path, g_strerror(saved));
+	return FALSE;
+}
+
 static gboolean
 save_password(const char *path, const char *password, GError **error)
 {
 	g_autofree char *folder = g_path_get_dirname(path);
 	g_autofree char *text = NULL;
 	char *read_back;
+	gboolean ok;
 	int saved;
 
 	if (*password == '\0' || strpbrk(password, "\r\n") != NULL) {
@@ -150,14 +199,12 @@ save_password(const char *path, const char *password, GError **error)
 		return FALSE;
 	}
 	text = g_strconcat(password, "\n", NULL);
-	if (!g_file_set_contents_full(path, text, -1,
-	                              G_FILE_SET_CONTENTS_CONSISTENT, 0600,
-	                              error)) {
-		memset(text, 0, strlen(text));
+	ok = write_private(path, text, error);
+	memset(text, 0, strlen(text));
+	if (!ok) {
 		g_prefix_error(error, "cannot save the app password: ");
 		return FALSE;
 	}
-	memset(text, 0, strlen(text));
 	read_back = bridge_secret_file_read(path, error);
 	if (read_back == NULL) {
 		g_prefix_error(error, "saved the app password, but ");
