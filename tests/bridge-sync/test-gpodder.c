@@ -6,6 +6,8 @@
  */
 #include "gpodder-private.h"
 
+#include "sync-server.h"
+
 #include <curl/curl.h>
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
@@ -13,83 +15,7 @@
 
 #define PASSWORD "secret-Pa55word"
 
-typedef struct {
-	GSubprocess *process;
-	char *base;
-} Server;
-
-static Server server;
-
-static void
-server_start(void)
-{
-	const char *script = g_getenv("GPODDER_TEST_SERVER");
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GDataInputStream) out = NULL;
-	g_autofree char *line = NULL;
-
-	g_assert_nonnull(script);
-	server.process = g_subprocess_new(
-	        G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
-	        &error, "python3", script, "--user", "user:" PASSWORD, "--user",
-	        "other:other-password", NULL);
-	g_assert_no_error(error);
-	out = g_data_input_stream_new(
-	        g_subprocess_get_stdout_pipe(server.process));
-	line = g_data_input_stream_read_line(out, NULL, NULL, &error);
-	g_assert_no_error(error);
-	g_assert_nonnull(line);
-	server.base = g_strdup_printf("http://127.0.0.1:%s", g_strstrip(line));
-}
-
-static void
-server_stop(void)
-{
-	/* The server leaves when its standard input closes. */
-	g_output_stream_close(g_subprocess_get_stdin_pipe(server.process), NULL,
-	                      NULL);
-	g_subprocess_wait(server.process, NULL, NULL);
-	g_clear_object(&server.process);
-	g_clear_pointer(&server.base, g_free);
-}
-
-static size_t
-collect(char *data, size_t size, size_t n, void *user_data)
-{
-	g_string_append_len(user_data, data, (gssize)(size * n));
-	return size * n;
-}
-
-/* A control request: POST @body (JSON) or GET; the answer parsed. */
-static JsonNode *
-control(const char *path, const char *body)
-{
-	g_autofree char *url = g_strconcat(server.base, path, NULL);
-	g_autoptr(GString) answer = g_string_new(NULL);
-	g_autoptr(JsonParser) parser = json_parser_new();
-	g_autoptr(GError) error = NULL;
-	CURL *easy = curl_easy_init();
-	long status = 0;
-
-	curl_easy_setopt(easy, CURLOPT_URL, url);
-	curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, collect);
-	curl_easy_setopt(easy, CURLOPT_WRITEDATA, answer);
-	if (body != NULL)
-		curl_easy_setopt(easy, CURLOPT_POSTFIELDS, body);
-	g_assert_cmpint(curl_easy_perform(easy), ==, CURLE_OK);
-	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_cleanup(easy);
-	g_assert_cmpint(status, ==, 200);
-	json_parser_load_from_data(parser, answer->str, -1, &error);
-	g_assert_no_error(error);
-	return json_node_copy(json_parser_get_root(parser));
-}
-
-static void
-control_post(const char *path, const char *body)
-{
-	g_autoptr(JsonNode) answer = control(path, body);
-}
+static SyncServer server;
 
 static JsonObject *
 state_user(JsonNode *state, const char *family)
@@ -105,7 +31,7 @@ state_user(JsonNode *state, const char *family)
 static guint
 count_requests(const char *method, const char *path_prefix)
 {
-	g_autoptr(JsonNode) log = control("/_log", NULL);
+	g_autoptr(JsonNode) log = sync_server_control(&server, "/_log", NULL);
 	JsonArray *entries = json_node_get_array(log);
 	guint n = 0;
 
@@ -131,9 +57,10 @@ fixture_set_up(Fixture *f, gconstpointer data)
 {
 	const BridgeGpodderKind *kind = data;
 
-	control_post("/_reset", "{}");
+	sync_server_control_post(&server, "/_reset", "{}");
 	/* A POST of JSON without saying so fails with 415. */
-	control_post("/_switch", "{\"require_json\": true}");
+	sync_server_control_post(&server, "/_switch",
+	                         "{\"require_json\": true}");
 	memset(f, 0, sizeof(*f));
 	f->settings.server = g_strdup(server.base);
 	f->settings.kind = kind != NULL ? *kind : BRIDGE_GPODDER_KIND_GPODDER;
@@ -181,7 +108,7 @@ test_device(Fixture *f, gconstpointer data)
 	               "request");
 	g_assert_true(bridge_gpodder_register_device(&f->settings, &error));
 	g_assert_no_error(error);
-	state = control("/_state", NULL);
+	state = sync_server_control(&server, "/_state", NULL);
 	devices = json_object_get_object_member(state_user(state, "api2"),
 	                                        "devices");
 	device = json_object_get_object_member(devices, "test-box");
@@ -216,10 +143,11 @@ test_subscriptions(Fixture *f, gconstpointer data)
 
 	g_test_summary("Subscriptions go up and come down; gpodder.net's "
 	               "update_urls are given back");
-	control_post("/_switch", "{\"rewrite_urls\": "
+	sync_server_control_post(&server, "/_switch",
+	                         "{\"rewrite_urls\": "
 	                         "{\"https://old.example/feed.xml\": "
 	                         "\"https://new.example/feed.xml\"}}");
-	control_post("/_clock", "{\"now\": 1700000000}");
+	sync_server_control_post(&server, "/_clock", "{\"now\": 1700000000}");
 	uploaded = bridge_gpodder_upload_subscriptions(&f->settings, add, NULL,
 	                                               &error);
 	g_assert_no_error(error);
@@ -248,11 +176,11 @@ test_subscriptions(Fixture *f, gconstpointer data)
 	g_assert_cmpuint(all->remove->len, ==, 0);
 	g_assert_cmpint(all->timestamp, ==, 1700000000);
 
-	control_post("/_clock", "{\"now\": 1700000100}");
+	sync_server_control_post(&server, "/_clock", "{\"now\": 1700000100}");
 	removed = bridge_gpodder_upload_subscriptions(&f->settings, NULL,
 	                                              remove, &error);
 	g_assert_no_error(error);
-	control_post("/_clock", "{\"now\": 1700000200}");
+	sync_server_control_post(&server, "/_clock", "{\"now\": 1700000200}");
 	later = bridge_gpodder_download_subscriptions(
 	        &f->settings, all->timestamp + 1, &error);
 	g_assert_no_error(error);
@@ -340,7 +268,7 @@ test_actions_paging(Fixture *f, gconstpointer data)
 	g_test_summary("37 actions go up in POSTs of 30 and 7, and come down "
 	               "past a cap of 5 a reply, each once, in all three time "
 	               "forms");
-	control_post("/_switch", "{\"episode_cap\": 5}");
+	sync_server_control_post(&server, "/_switch", "{\"episode_cap\": 5}");
 	uploaded = bridge_gpodder_upload_actions(&f->settings, sent, &n_sent,
 	                                         &error);
 	g_assert_no_error(error);
@@ -355,7 +283,7 @@ test_actions_paging(Fixture *f, gconstpointer data)
 		g_autoptr(GPtrArray) got = NULL;
 		gint64 since = -1;
 
-		control_post("/_switch", body);
+		sync_server_control_post(&server, "/_switch", body);
 		got = bridge_gpodder_download_actions(&f->settings, 0, &since,
 		                                      &error);
 		g_assert_no_error(error);
@@ -382,7 +310,7 @@ test_actions_same_time(Fixture *f, gconstpointer data)
 	g_test_summary("More actions of one second than a reply holds: the "
 	               "timestamp cannot move on, and paging stops rather than "
 	               "asking forever");
-	control_post("/_switch", "{\"episode_cap\": 5}");
+	sync_server_control_post(&server, "/_switch", "{\"episode_cap\": 5}");
 	uploaded =
 	        bridge_gpodder_upload_actions(&f->settings, sent, NULL, &error);
 	g_assert_no_error(error);
@@ -454,7 +382,7 @@ test_nextcloud_actions(Fixture *f, gconstpointer data)
 	g_assert_cmpuint(count_requests("POST", "/index.php/apps/gpoddersync/"
 	                                        "episode_action/create"),
 	                 ==, 1);
-	state = control("/_state", NULL);
+	state = sync_server_control(&server, "/_state", NULL);
 	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(
 	                         state_user(state, "nextcloud"), "actions")),
 	                 ==, 3);
@@ -505,7 +433,8 @@ test_server_error(Fixture *f, gconstpointer data)
 	gint64 since = 0;
 
 	g_test_summary("A 503 is an HTTP error with its status");
-	control_post("/_switch", "{\"fail_next\": 1, \"fail_status\": 503}");
+	sync_server_control_post(&server, "/_switch",
+	                         "{\"fail_next\": 1, \"fail_status\": 503}");
 	actions = bridge_gpodder_download_actions(&f->settings, 0, &since,
 	                                          &error);
 	g_assert_null(actions);
@@ -528,7 +457,8 @@ test_stall(Fixture *f, gconstpointer data)
 	g_test_summary("A server that says nothing is a TIMEOUT error in the "
 	               "time given");
 	f->settings.timeout_seconds = 2;
-	control_post("/_switch", "{\"stall_next\": 1, \"stall_seconds\": 8}");
+	sync_server_control_post(&server, "/_switch",
+	                         "{\"stall_next\": 1, \"stall_seconds\": 8}");
 	subscriptions =
 	        bridge_gpodder_download_subscriptions(&f->settings, 0, &error);
 	elapsed = g_get_monotonic_time() - start;
@@ -549,8 +479,8 @@ test_closed(Fixture *f, gconstpointer data)
 
 	g_test_summary("A connection closed without an answer is UNREACHABLE, "
 	               "and n_sent says nothing was taken");
-	control_post(
-	        "/_switch",
+	sync_server_control_post(
+	        &server, "/_switch",
 	        "{\"close_next\": 1, \"fault_path\": \"/api/2/episodes\"}");
 	uploaded = bridge_gpodder_upload_actions(&f->settings, sent, &n_sent,
 	                                         &error);
@@ -615,7 +545,8 @@ test_login_flow(Fixture *f, gconstpointer data)
 	g_assert_no_error(error);
 	g_assert_null(credentials);
 
-	approved = control("/_approve", "{\"user\": \"user\"}");
+	approved = sync_server_control(&server, "/_approve",
+	                               "{\"user\": \"user\"}");
 	g_assert_true(bridge_gpodder_login_poll(&f->settings, login,
 	                                        &credentials, &error));
 	g_assert_no_error(error);
@@ -762,9 +693,11 @@ main(int argc, char **argv)
 	add_test("/gpodder/fault/closed", &gpodder, test_closed);
 	add_test("/gpodder/fault/unreachable", &gpodder, test_unreachable);
 	add_test("/gpodder/nextcloud/login-flow", &nextcloud, test_login_flow);
-	server_start();
+	sync_server_start(
+	        &server, (const char *const[]){ "user:" PASSWORD,
+	                                        "other:other-password", NULL });
 	status = g_test_run();
-	server_stop();
+	sync_server_stop(&server);
 	curl_global_cleanup();
 	return status;
 }

@@ -6,6 +6,8 @@
 #include "gpodder.h"
 #include "sync-login.h"
 
+#include "sync-server.h"
+
 #include <curl/curl.h>
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
@@ -14,89 +16,13 @@
 
 #define POLL_PATH "/index.php/login/v2/poll"
 
-typedef struct {
-	GSubprocess *process;
-	char *base;
-} Server;
-
-static Server server;
-
-static void
-server_start(void)
-{
-	const char *script = g_getenv("GPODDER_TEST_SERVER");
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GDataInputStream) out = NULL;
-	g_autofree char *line = NULL;
-
-	g_assert_nonnull(script);
-	server.process = g_subprocess_new(
-	        G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
-	        &error, "python3", script, "--user", "user:account-password",
-	        NULL);
-	g_assert_no_error(error);
-	out = g_data_input_stream_new(
-	        g_subprocess_get_stdout_pipe(server.process));
-	line = g_data_input_stream_read_line(out, NULL, NULL, &error);
-	g_assert_no_error(error);
-	g_assert_nonnull(line);
-	server.base = g_strdup_printf("http://127.0.0.1:%s", g_strstrip(line));
-}
-
-static void
-server_stop(void)
-{
-	/* The server leaves when its standard input closes. */
-	g_output_stream_close(g_subprocess_get_stdin_pipe(server.process), NULL,
-	                      NULL);
-	g_subprocess_wait(server.process, NULL, NULL);
-	g_clear_object(&server.process);
-	g_clear_pointer(&server.base, g_free);
-}
-
-static size_t
-collect(char *data, size_t size, size_t n, void *user_data)
-{
-	g_string_append_len(user_data, data, (gssize)(size * n));
-	return size * n;
-}
-
-/* A control request: POST @body (JSON) or GET; the answer parsed. */
-static JsonNode *
-control(const char *path, const char *body)
-{
-	g_autofree char *url = g_strconcat(server.base, path, NULL);
-	g_autoptr(GString) answer = g_string_new(NULL);
-	g_autoptr(JsonParser) parser = json_parser_new();
-	g_autoptr(GError) error = NULL;
-	CURL *easy = curl_easy_init();
-	long status = 0;
-
-	curl_easy_setopt(easy, CURLOPT_URL, url);
-	curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, collect);
-	curl_easy_setopt(easy, CURLOPT_WRITEDATA, answer);
-	if (body != NULL)
-		curl_easy_setopt(easy, CURLOPT_POSTFIELDS, body);
-	g_assert_cmpint(curl_easy_perform(easy), ==, CURLE_OK);
-	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_cleanup(easy);
-	g_assert_cmpint(status, ==, 200);
-	json_parser_load_from_data(parser, answer->str, -1, &error);
-	g_assert_no_error(error);
-	return json_node_copy(json_parser_get_root(parser));
-}
-
-static void
-control_post(const char *path, const char *body)
-{
-	g_autoptr(JsonNode) answer = control(path, body);
-}
+static SyncServer server;
 
 /* The requests of the log whose method and path start as given. */
 static guint
 count_requests(const char *method, const char *path_prefix)
 {
-	g_autoptr(JsonNode) log = control("/_log", NULL);
+	g_autoptr(JsonNode) log = sync_server_control(&server, "/_log", NULL);
 	JsonArray *entries = json_node_get_array(log);
 	guint n = 0;
 
@@ -124,7 +50,8 @@ approve_after_first_poll(gpointer data)
 
 	while (count_requests("POST", POLL_PATH) == 0)
 		g_usleep(20 * 1000);
-	approved = control("/_approve", "{\"user\": \"user\"}");
+	approved = sync_server_control(&server, "/_approve",
+	                               "{\"user\": \"user\"}");
 	return g_strdup(json_object_get_string_member(
 	        json_node_get_object(approved), "appPassword"));
 }
@@ -187,7 +114,7 @@ test_approved(void)
 	               "in the password file (0600, its new folder 0700), "
 	               "never in what is printed, which gives the URL and "
 	               "the user line to change");
-	control_post("/_reset", "{}");
+	sync_server_control_post(&server, "/_reset", "{}");
 	config = load_settings(sync);
 	folder = g_path_get_dirname(config->gpodder.password_file);
 	approver = g_thread_new("approver", approve_after_first_poll, NULL);
@@ -245,7 +172,7 @@ test_replaces(void)
 	g_test_summary("An old password file readable by others is replaced "
 	               "by one only its owner can read; a user that is "
 	               "right needs no change");
-	control_post("/_reset", "{}");
+	sync_server_control_post(&server, "/_reset", "{}");
 	g_assert_cmpint(g_mkdir_with_parents(g_get_user_config_dir(), 0700), ==,
 	                0);
 	g_assert_true(g_file_set_contents_full(
@@ -287,7 +214,7 @@ test_gpodder_kind(void)
 	g_test_summary("A gpodder server takes the account's password: the "
 	               "login is refused before asking anything, and the "
 	               "message says what to put where");
-	control_post("/_reset", "{}");
+	sync_server_control_post(&server, "/_reset", "{}");
 	config = load_settings(sync);
 	g_assert_false(bridge_sync_login_run(config, NULL, out, &error));
 	g_assert_error(error, BRIDGE_SYNC_LOGIN_ERROR,
@@ -334,7 +261,7 @@ test_expired(void)
 
 	g_test_summary("Nobody approves: after the limit, an error that "
 	               "says to run it again, and no password file");
-	control_post("/_reset", "{}");
+	sync_server_control_post(&server, "/_reset", "{}");
 	config = load_settings(sync);
 	start = g_get_monotonic_time();
 	g_assert_false(bridge_sync_login_run(config, &options, out, &error));
@@ -420,9 +347,10 @@ main(int argc, char **argv)
 	g_test_add_func("/sync-login/unset", test_unset);
 	g_test_add_func("/sync-login/expired", test_expired);
 	g_test_add_func("/sync-login/unreachable", test_unreachable);
-	server_start();
+	sync_server_start(&server, (const char *const[]){
+	                                   "user:account-password", NULL });
 	status = g_test_run();
-	server_stop();
+	sync_server_stop(&server);
 	curl_global_cleanup();
 	return status;
 }
