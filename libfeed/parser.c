@@ -113,41 +113,43 @@ checked(FeedParser *parser, char *text)
 	return parser->text_suspect ? feed_text_take_valid_utf8(text) : text;
 }
 
+/* The value of the SAX2 attribute at @a, entities decoded; NULL on error. */
+static char *
+decode_attribute(FeedParser *parser, const xmlChar **a)
+{
+	const char *value = (const char *)a[3];
+	int length = (int)(a[4] - a[3]);
+	xmlChar *decoded;
+	char *copy;
+
+	if (memchr(value, '&', length) == NULL)
+		return checked(parser, feed_text_dup(value, length));
+	/*
+	 * Without XML_PARSE_NOENT, libxml2 leaves entity references in SAX2
+	 * attribute values (and writes &amp; as &#38;): decode them as its
+	 * tree builder would.
+	 */
+	decoded = xmlStringLenDecodeEntities(parser->ctxt, a[3], length,
+	                                     XML_SUBSTITUTE_REF, 0, 0, 0);
+	if (decoded == NULL)
+		return NULL;
+	copy = g_strdup((const char *)decoded);
+	xmlFree(decoded);
+	return checked(parser, copy);
+}
+
 char *
 feed_parser_dup_attribute(FeedParser *parser, const Attributes *attrs,
                           Namespace ns, const char *name)
 {
 	for (int i = 0; i < attrs->n; i++) {
 		const xmlChar **a = attrs->values + 5 * i;
-		const char *value = (const char *)a[3];
-		int length = (int)(a[4] - a[3]);
-		char *copy;
 
 		if (strcmp((const char *)a[0], name) != 0)
 			continue;
 		if (feed_parser_classify_namespace(a[2], a[1]) != ns)
 			continue;
-		xmlChar *decoded;
-
-		if (strcmp((const char *)a[0], name) != 0)
-			continue;
-		if (feed_parser_classify_namespace(a[2], a[1]) != ns)
-			continue;
-		if (memchr(value, '&', length) == NULL)
-			return checked(parser, feed_text_dup(value, length));
-		/*
-		 * Without XML_PARSE_NOENT, libxml2 leaves entity references in
-		 * SAX2 attribute values (and writes &amp; as &#38;): decode
-		 * them as its tree builder would.
-		 */
-		decoded =
-		        xmlStringLenDecodeEntities(parser->ctxt, a[3], length,
-		                                   XML_SUBSTITUTE_REF, 0, 0, 0);
-		if (decoded == NULL)
-			return NULL;
-		copy = g_strdup((const char *)decoded);
-		xmlFree(decoded);
-		return checked(parser, copy);
+		return decode_attribute(parser, a);
 	}
 	return NULL;
 }
