@@ -41,8 +41,11 @@ feed_parser_classify_namespace(const xmlChar *uri, const xmlChar *prefix)
 			return NS_XML;
 		return NS_OTHER;
 	}
+	/* The second is the example in Apple's first specification (2005). */
 	if (g_ascii_strcasecmp(
-	            u, "http://www.itunes.com/dtds/podcast-1.0.dtd") == 0)
+	            u, "http://www.itunes.com/dtds/podcast-1.0.dtd") == 0 ||
+	    g_ascii_strcasecmp(u, "http://example.com/DTDs/Podcast-1.0.dtd") ==
+	            0)
 		return NS_ITUNES;
 	if (NAME_IS(u, "http://www.w3.org/2005/Atom") ||
 	    NAME_IS(u, "http://www.w3.org/2005/Atom/") ||
@@ -63,6 +66,10 @@ feed_parser_classify_namespace(const xmlChar *uri, const xmlChar *prefix)
 		return NS_PODCAST;
 	if (NAME_IS(u, "http://purl.org/dc/elements/1.1/"))
 		return NS_DC;
+	if (NAME_IS(u, "http://purl.org/dc/terms/"))
+		return NS_DCTERMS;
+	if (NAME_IS(u, "http://www.w3.org/1999/xhtml"))
+		return NS_XHTML;
 	if (NAME_IS(u, "http://www.w3.org/1999/02/22-rdf-syntax-ns#"))
 		return NS_RDF;
 	if (NAME_IS(u, "http://purl.oclc.org/net/rss_2.0/enc#"))
@@ -78,33 +85,63 @@ feed_parser_classify_namespace(const xmlChar *uri, const xmlChar *prefix)
 	return NS_OTHER;
 }
 
-static Role
-root_role(FeedParser *parser, Namespace ns, const char *name)
+/* Atom 1.0's namespace; any other <feed> is read as Atom 0.3. */
+static gboolean
+is_atom10(const xmlChar *uri)
+{
+	return uri != NULL &&
+	       (NAME_IS((const char *)uri, "http://www.w3.org/2005/Atom") ||
+	        NAME_IS((const char *)uri, "http://www.w3.org/2005/Atom/"));
+}
+
+/*
+ * Roots are known by their local name: <rss> in any namespace (Userland's
+ * among others) is RSS and <feed> outside Atom 1.0's is Atom 0.3 or one of
+ * its drafts. A namespace libfeed does not otherwise know becomes the
+ * format's own for the whole document.
+ */
+Role
+feed_parser_root_role(FeedParser *parser, Namespace ns, const xmlChar *uri,
+                      const char *name)
 {
 	FeedChannel *channel = parser->channel;
 	g_autofree char *message = NULL;
 	g_autofree char *shown = NULL;
+	g_autofree char *shown_ns = NULL;
+	Role role = ROLE_SKIP;
 
 	if (parser->root_seen)
 		return ROLE_SKIP;
 	parser->root_seen = TRUE;
-	if (ns == NS_CORE && NAME_IS(name, "rss")) {
+	if (g_ascii_strcasecmp(name, "rss") == 0 &&
+	    (ns == NS_CORE || ns == NS_OTHER)) {
 		channel->format = FEED_FORMAT_RSS2;
-		return ROLE_RSS;
-	}
-	if (ns == NS_RDF && NAME_IS(name, "RDF")) {
+		role = ROLE_RSS;
+	} else if (ns == NS_RDF && NAME_IS(name, "RDF")) {
 		channel->format = FEED_FORMAT_RSS1;
-		return ROLE_RDF;
-	}
-	if ((ns == NS_ATOM || ns == NS_CORE) && NAME_IS(name, "feed")) {
+		role = ROLE_RDF;
+	} else if (NAME_IS(name, "feed") &&
+	           (ns == NS_ATOM || ns == NS_CORE || ns == NS_OTHER)) {
 		channel->format = FEED_FORMAT_ATOM;
-		return ROLE_CHANNEL;
+		parser->atom03 = !is_atom10(uri);
+		role = ROLE_CHANNEL;
+	}
+	if (role != ROLE_SKIP) {
+		if (ns == NS_OTHER) {
+			parser->root_ns = g_strdup((const char *)uri);
+			/* Its URI was cached as unknown a moment ago. */
+			memset(parser->ns_uri, 0, sizeof(parser->ns_uri));
+		}
+		return role;
 	}
 	/* After an encoding error libxml2 passes names on byte for byte. */
 	shown = feed_text_take_valid_utf8(g_strdup(name));
-	message = g_strdup_printf("not a feed: the root element is <%s>, not "
-	                          "<rss>, <feed> or <rdf:RDF>",
-	                          shown);
+	shown_ns = uri != NULL ? feed_text_take_valid_utf8(g_strdup_printf(
+	                                 "namespace %s", (const char *)uri))
+	                       : g_strdup("no namespace");
+	message = g_strdup_printf("not a feed: the root element is <%s> in %s, "
+	                          "not <rss>, <feed> or <rdf:RDF>",
+	                          shown, shown_ns);
 	if (parser->error == NULL)
 		parser->error = g_error_new_literal(
 		        FEED_ERROR, FEED_ERROR_UNSUPPORTED, message);
@@ -153,6 +190,8 @@ channel_role(FeedParser *parser, Namespace ns, const char *name)
 			return ROLE_CH_UPDATED;
 		if (NAME_IS(name, "managingEditor"))
 			return ROLE_CH_MANAGING_EDITOR;
+		if (NAME_IS(name, "author"))
+			return ROLE_CH_RSS_AUTHOR;
 		return ROLE_SKIP;
 	}
 	switch (ns) {
@@ -165,6 +204,10 @@ channel_role(FeedParser *parser, Namespace ns, const char *name)
 			return ROLE_OWNER;
 		if (NAME_IS(name, "image"))
 			return ROLE_CH_ITUNES_IMAGE;
+		if (NAME_IS(name, "link"))
+			return ROLE_CH_ITUNES_LINK;
+		if (NAME_IS(name, "subtitle"))
+			return ROLE_CH_SUBTITLE;
 		if (NAME_IS(name, "new-feed-url"))
 			return ROLE_CH_NEW_URL;
 		if (NAME_IS(name, "type"))
@@ -201,6 +244,12 @@ channel_role(FeedParser *parser, Namespace ns, const char *name)
 			return ROLE_CH_DC_CREATOR;
 		if (NAME_IS(name, "language"))
 			return ROLE_CH_DC_LANGUAGE;
+		if (NAME_IS(name, "title"))
+			return ROLE_CH_DC_TITLE;
+		if (NAME_IS(name, "description"))
+			return ROLE_CH_DC_DESCRIPTION;
+		if (NAME_IS(name, "author"))
+			return ROLE_CH_DC_AUTHOR;
 		return ROLE_SKIP;
 	default:
 		return ROLE_SKIP;
@@ -245,6 +294,8 @@ item_role(FeedParser *parser, Namespace ns, const char *name)
 			return ROLE_IT_PUBDATE;
 		if (NAME_IS(name, "enclosure"))
 			return ROLE_IT_ENCLOSURE;
+		if (NAME_IS(name, "fullitem"))
+			return ROLE_IT_FULLITEM;
 		return ROLE_SKIP;
 	}
 	switch (ns) {
@@ -273,6 +324,8 @@ item_role(FeedParser *parser, Namespace ns, const char *name)
 			return ROLE_IT_BLOCK;
 		if (NAME_IS(name, "image"))
 			return ROLE_IT_ITUNES_IMAGE;
+		if (NAME_IS(name, "link"))
+			return ROLE_IT_ITUNES_LINK;
 		return ROLE_SKIP;
 	case NS_MEDIA:
 		if (NAME_IS(name, "content"))
@@ -283,12 +336,17 @@ item_role(FeedParser *parser, Namespace ns, const char *name)
 			return ROLE_IT_MEDIA_THUMBNAIL;
 		if (NAME_IS(name, "description"))
 			return ROLE_IT_MEDIA_DESCRIPTION;
+		if (NAME_IS(name, "title"))
+			return ROLE_IT_MEDIA_TITLE;
 		return ROLE_SKIP;
 	case NS_CONTENT:
 		return NAME_IS(name, "encoded") ? ROLE_IT_CONTENT_ENCODED
 		                                : ROLE_SKIP;
 	case NS_PSC:
-		return NAME_IS(name, "chapters") ? ROLE_CHAPTERS : ROLE_SKIP;
+		/* Only the first psc:chapters counts. */
+		return NAME_IS(name, "chapters") && !parser->item.chapters_seen
+		               ? ROLE_CHAPTERS
+		               : ROLE_SKIP;
 	case NS_PODCAST:
 		if (NAME_IS(name, "chapters"))
 			return ROLE_IT_PODCAST_CHAPTERS;
@@ -304,7 +362,23 @@ item_role(FeedParser *parser, Namespace ns, const char *name)
 			return ROLE_IT_PODCAST_EPISODE;
 		return ROLE_SKIP;
 	case NS_DC:
-		return NAME_IS(name, "date") ? ROLE_IT_DC_DATE : ROLE_SKIP;
+		if (NAME_IS(name, "date"))
+			return ROLE_IT_DC_DATE;
+		if (NAME_IS(name, "title"))
+			return ROLE_IT_DC_TITLE;
+		if (NAME_IS(name, "description"))
+			return ROLE_IT_DC_DESCRIPTION;
+		return ROLE_SKIP;
+	case NS_DCTERMS:
+		if (NAME_IS(name, "issued"))
+			return ROLE_IT_DCTERMS_ISSUED;
+		if (NAME_IS(name, "created"))
+			return ROLE_IT_DCTERMS_CREATED;
+		if (NAME_IS(name, "modified"))
+			return ROLE_IT_DCTERMS_MODIFIED;
+		return ROLE_SKIP;
+	case NS_XHTML:
+		return NAME_IS(name, "body") ? ROLE_IT_BODY : ROLE_SKIP;
 	case NS_ENC:
 		return NAME_IS(name, "enclosure") ? ROLE_IT_ENC_ENCLOSURE
 		                                  : ROLE_SKIP;
@@ -313,16 +387,10 @@ item_role(FeedParser *parser, Namespace ns, const char *name)
 	}
 }
 
-Role
-feed_parser_role(FeedParser *parser, Role parent, Namespace ns,
-                 const char *name)
+static Role
+role_of(FeedParser *parser, Role parent, Namespace ns, const char *name)
 {
-	/* A <feed> without a namespace still has Atom's elements. */
-	if (ns == NS_CORE && parser->channel->format == FEED_FORMAT_ATOM)
-		ns = NS_ATOM;
 	switch (parent) {
-	case ROLE_SKIP:
-		return root_role(parser, ns, name);
 	case ROLE_RSS:
 		if (ns != NS_CORE)
 			return ROLE_SKIP;
@@ -369,7 +437,14 @@ feed_parser_role(FeedParser *parser, Role parent, Namespace ns,
 			return ROLE_IT_MEDIA_THUMBNAIL;
 		if (NAME_IS(name, "description"))
 			return ROLE_IT_MEDIA_DESCRIPTION;
+		if (NAME_IS(name, "title"))
+			return ROLE_IT_GROUP_MEDIA_TITLE;
 		return ROLE_SKIP;
+	case ROLE_IT_MEDIA_CONTENT:
+		return ns == NS_MEDIA && NAME_IS(name, "title") &&
+		                       parser->episode != NULL
+		               ? ROLE_IT_CONTENT_MEDIA_TITLE
+		               : ROLE_SKIP;
 	case ROLE_CHAPTERS:
 		return ns == NS_PSC && NAME_IS(name, "chapter") ? ROLE_CHAPTER
 		                                                : ROLE_SKIP;
@@ -385,11 +460,54 @@ feed_parser_role(FeedParser *parser, Role parent, Namespace ns,
 	}
 }
 
+/*
+ * RSS's own element names, as role_of() spells them. iTunes reads them
+ * without regard to case, and so do feeds written for it.
+ */
+static const char *
+rss_name(const char *name)
+{
+	static const char *const names[] = {
+		"channel",     "item",          "title",          "link",
+		"description", "guid",          "pubDate",        "enclosure",
+		"image",       "url",           "language",       "generator",
+		"ttl",         "lastBuildDate", "managingEditor", "author",
+		"redirect",    "newLocation",   "fullitem",
+	};
+
+	for (gsize i = 0; i < G_N_ELEMENTS(names); i++)
+		if (g_ascii_strcasecmp(name, names[i]) == 0)
+			return names[i];
+	return NULL;
+}
+
+Role
+feed_parser_role(FeedParser *parser, Role parent, Namespace ns,
+                 const char *name)
+{
+	gboolean atom = parser->channel->format == FEED_FORMAT_ATOM;
+	const char *canonical;
+	Role role;
+
+	/* A <feed> without a namespace still has Atom's elements. */
+	if (ns == NS_CORE && atom)
+		ns = NS_ATOM;
+	role = role_of(parser, parent, ns, name);
+	/* Exact names first: only an unknown element pays for the rest. */
+	if (role != ROLE_SKIP || ns != NS_CORE || atom)
+		return role;
+	canonical = rss_name(name);
+	if (canonical == NULL || NAME_IS(canonical, name))
+		return role;
+	return role_of(parser, parent, ns, canonical);
+}
+
 gboolean
 feed_parser_role_wants_text(Role role)
 {
 	switch (role) {
 	case ROLE_CH_ITUNES_IMAGE:
+	case ROLE_CH_ITUNES_LINK:
 	case ROLE_CH_ATOM_LINK:
 	case ROLE_CH_UPDATE_FREQUENCY:
 	case ROLE_IT_ENCLOSURE:
@@ -397,6 +515,7 @@ feed_parser_role_wants_text(Role role)
 	case ROLE_IT_ENC_ENCLOSURE:
 	case ROLE_IT_ATOM_LINK:
 	case ROLE_IT_ITUNES_IMAGE:
+	case ROLE_IT_ITUNES_LINK:
 	case ROLE_IT_MEDIA_THUMBNAIL:
 	case ROLE_IT_PODCAST_CHAPTERS:
 	case ROLE_IT_TRANSCRIPT:
@@ -517,6 +636,13 @@ start_enclosure(FeedParser *parser, const Attributes *attrs, Namespace ns,
 	add_enclosure(parser, url, type, length, frame);
 }
 
+/* Trims @type in place. */
+static gboolean
+is_xhtml_type(char *type)
+{
+	return NAME_IS(g_strstrip(type), "application/xhtml+xml");
+}
+
 static void
 start_channel_atom_link(FeedParser *parser, const Attributes *attrs,
                         const Frame *frame)
@@ -539,6 +665,9 @@ start_channel_atom_link(FeedParser *parser, const Attributes *attrs,
 	         ((type != NULL && NAME_IS(g_strstrip(type), "text/html")) ||
 	          (type == NULL && channel->format == FEED_FORMAT_ATOM)))
 		replace(&channel->link, href);
+	else if (NAME_IS(r, "alternate") &&
+	         (type == NULL || is_xhtml_type(type)))
+		replace(&parser->channel_scratch.link, href);
 	else if (NAME_IS(r, "self") && channel->self_url == NULL)
 		channel->self_url = href;
 	else if (NAME_IS(r, "hub") && channel->hub_url == NULL)
@@ -572,7 +701,40 @@ start_item_atom_link(FeedParser *parser, const Attributes *attrs,
 	           (type == NULL || NAME_IS(g_strstrip(type), "text/html")) &&
 	           (episode->link == NULL || *episode->link == '\0')) {
 		replace(&episode->link, feed_url_resolve(frame->base, href));
+	} else if (NAME_IS(r, "alternate") && type != NULL &&
+	           is_xhtml_type(type) && parser->item.link == NULL) {
+		parser->item.link = feed_url_resolve(frame->base, href);
 	}
+}
+
+static void
+clear_item_scratch(ItemScratch *item)
+{
+	g_free(item->dc_title);
+	for (guint i = 0; i < G_N_ELEMENTS(item->media_title); i++)
+		g_free(item->media_title[i]);
+	g_free(item->dc_description);
+	g_free(item->image_url);
+	g_free(item->link);
+	*item = (ItemScratch){ 0 };
+}
+
+void
+feed_parser_clear_scratch(FeedParser *parser)
+{
+	ChannelScratch *c = &parser->channel_scratch;
+
+	clear_item_scratch(&parser->item);
+	g_free(c->dc_title);
+	g_free(c->subtitle);
+	g_free(c->dc_description);
+	g_free(c->rss_author);
+	g_free(c->dc_author);
+	g_free(c->image_url);
+	g_free(c->link);
+	g_free(c->channel_lang);
+	g_free(c->root_lang);
+	*c = (ChannelScratch){ 0 };
 }
 
 static void
@@ -580,7 +742,7 @@ start_item(FeedParser *parser, const Attributes *attrs)
 {
 	g_clear_pointer(&parser->episode, feed_episode_unref);
 	parser->episode = feed_episode_new();
-	parser->item = (ItemScratch){ 0 };
+	clear_item_scratch(&parser->item);
 	if (parser->channel->format == FEED_FORMAT_RSS1) {
 		char *about = feed_parser_dup_attribute(parser, attrs, NS_RDF,
 		                                        "about");
@@ -692,6 +854,79 @@ start_alternate_source(FeedParser *parser, const Attributes *attrs,
 		                feed_url_normalize(uri));
 }
 
+/*
+ * itunes:image: `href` as Apple specifies, else `url`, a common mistake,
+ * which counts only when no other image is given. @fallback is the
+ * channel's or the item's scratch.
+ */
+static void
+start_itunes_image(FeedParser *parser, const Attributes *attrs,
+                   const Frame *frame, char **field, char **fallback)
+{
+	char *href = url_attribute(parser, attrs, NS_CORE, "href", frame);
+
+	if (href != NULL) {
+		replace(field, href);
+		return;
+	}
+	replace_unless_empty(
+	        fallback, url_attribute(parser, attrs, NS_CORE, "url", frame));
+}
+
+/* itunes:link rel="image", the form of Apple's first specification. */
+static void
+start_itunes_link(FeedParser *parser, const Attributes *attrs,
+                  const Frame *frame, char **fallback)
+{
+	g_autofree char *rel = attribute(parser, attrs, "rel");
+
+	if (rel == NULL || !NAME_IS(g_strstrip(rel), "image"))
+		return;
+	replace_unless_empty(
+	        fallback, url_attribute(parser, attrs, NS_CORE, "href", frame));
+}
+
+/* xml:lang, with `en_US` written as `en-US`. */
+static char *
+xml_lang(FeedParser *parser, const Attributes *attrs)
+{
+	g_autofree char *value =
+	        feed_parser_dup_attribute(parser, attrs, NS_XML, "lang");
+	char *lang;
+
+	if (value == NULL)
+		return NULL;
+	lang = squash(value);
+	g_strdelimit(lang, "_", '-');
+	return lang;
+}
+
+/*
+ * An Atom text construct (title, subtitle, summary, content). XHTML comes
+ * as markup in a wrapping div; any other that holds elements is markup
+ * too. What the `type` and `mode` say is read at its end.
+ */
+static void
+start_atom_text(FeedParser *parser, const Attributes *attrs)
+{
+	g_autofree char *type = attribute(parser, attrs, "type");
+	g_autofree char *mode = attribute(parser, attrs, "mode");
+	gboolean xhtml;
+
+	if (type != NULL)
+		g_strstrip(type);
+	if (mode != NULL)
+		g_strstrip(mode);
+	/* Atom 0.3's inline XHTML is application/xhtml+xml in mode xml. */
+	xhtml = type != NULL && (NAME_IS(type, "xhtml") ||
+	                         (NAME_IS(type, "application/xhtml+xml") &&
+	                          (mode == NULL || NAME_IS(mode, "xml"))));
+	parser->markup_mode = xhtml ? MARKUP_ALWAYS : MARKUP_ON_CHILD;
+	parser->strip_wrapper = xhtml;
+	replace(&parser->pending.a, g_steal_pointer(&type));
+	replace(&parser->pending.b, g_steal_pointer(&mode));
+}
+
 /* Attributes that a text element needs at its end go to parser->pending. */
 static void
 keep_pending(FeedParser *parser, const Attributes *attrs, const char *a,
@@ -713,6 +948,15 @@ feed_parser_start_role(FeedParser *parser, Role role, const Frame *frame,
 	FeedEpisode *episode = parser->episode;
 
 	switch (role) {
+	case ROLE_RSS:
+	case ROLE_RDF:
+		replace(&parser->channel_scratch.root_lang,
+		        xml_lang(parser, attrs));
+		break;
+	case ROLE_CHANNEL:
+		replace(&parser->channel_scratch.channel_lang,
+		        xml_lang(parser, attrs));
+		break;
 	case ROLE_ITEM:
 		start_item(parser, attrs);
 		break;
@@ -720,9 +964,37 @@ feed_parser_start_role(FeedParser *parser, Role role, const Frame *frame,
 		start_category(parser, attrs);
 		break;
 	case ROLE_CH_ITUNES_IMAGE:
-		replace_unless_empty(
-		        &channel->image_url,
-		        url_attribute(parser, attrs, NS_CORE, "href", frame));
+		start_itunes_image(parser, attrs, frame, &channel->image_url,
+		                   &parser->channel_scratch.image_url);
+		break;
+	case ROLE_CH_ITUNES_LINK:
+		start_itunes_link(parser, attrs, frame,
+		                  &parser->channel_scratch.image_url);
+		break;
+	case ROLE_CH_TITLE:
+	case ROLE_IT_TITLE:
+		if (channel->format == FEED_FORMAT_ATOM)
+			start_atom_text(parser, attrs);
+		break;
+	case ROLE_CH_DESCRIPTION:
+		if (channel->format == FEED_FORMAT_ATOM)
+			start_atom_text(parser, attrs);
+		else
+			parser->markup_mode = MARKUP_ON_CHILD;
+		break;
+	case ROLE_CH_SUMMARY:
+	case ROLE_IT_DESCRIPTION:
+	case ROLE_IT_DC_DESCRIPTION:
+	case ROLE_IT_SUMMARY:
+	case ROLE_IT_CONTENT_ENCODED:
+	case ROLE_IT_FULLITEM:
+		parser->markup_mode = MARKUP_ON_CHILD;
+		break;
+	case ROLE_IT_BODY:
+		parser->markup_mode = MARKUP_ALWAYS;
+		break;
+	case ROLE_CHAPTERS:
+		parser->item.chapters_seen = TRUE;
 		break;
 	case ROLE_CH_ATOM_LINK:
 		start_channel_atom_link(parser, attrs, frame);
@@ -742,7 +1014,7 @@ feed_parser_start_role(FeedParser *parser, Role role, const Frame *frame,
 		break;
 	case ROLE_IT_ATOM_CONTENT:
 	case ROLE_IT_ATOM_SUMMARY:
-		keep_pending(parser, attrs, "type", "mode", NULL, NULL);
+		start_atom_text(parser, attrs);
 		break;
 	case ROLE_IT_ENCLOSURE:
 		start_enclosure(parser, attrs, NS_CORE, "url", "length", frame);
@@ -759,9 +1031,12 @@ feed_parser_start_role(FeedParser *parser, Role role, const Frame *frame,
 		start_item_atom_link(parser, attrs, frame);
 		break;
 	case ROLE_IT_ITUNES_IMAGE:
-		replace_unless_empty(
-		        &episode->image_url,
-		        url_attribute(parser, attrs, NS_CORE, "href", frame));
+		start_itunes_image(parser, attrs, frame, &episode->image_url,
+		                   &parser->item.image_url);
+		break;
+	case ROLE_IT_ITUNES_LINK:
+		start_itunes_link(parser, attrs, frame,
+		                  &parser->item.image_url);
 		break;
 	case ROLE_IT_MEDIA_THUMBNAIL:
 		replace_unless_empty(
@@ -873,11 +1148,14 @@ end_funding(FeedParser *parser, const Frame *frame, const char *text)
 	                   (GDestroyNotify)feed_funding_free);
 }
 
-/* An item/description: HTML goes to description_html, text to description. */
+/*
+ * An item/description: HTML, escaped or as child elements (@markup), goes
+ * to description_html; text to description.
+ */
 static void
-end_item_description(FeedEpisode *episode, const char *text)
+end_item_description(FeedEpisode *episode, const char *text, gboolean markup)
 {
-	if (feed_text_looks_like_html(text)) {
+	if (markup || feed_text_looks_like_html(text)) {
 		if (episode->description_html == NULL)
 			replace_unless_empty(&episode->description_html,
 			                     trim(text));
@@ -888,35 +1166,124 @@ end_item_description(FeedEpisode *episode, const char *text)
 }
 
 /*
- * atom:content and atom:summary: `type` html (Atom 1.0) or `mode` escaped
- * (Atom 0.3) is HTML, base64 content (0.3) is decoded first; the rest is
- * text. A summary only fills what content left empty.
+ * Base64 as Atom has it: Atom 0.3's mode="base64", and Atom 1.0 content
+ * whose type is a MIME type that is neither text nor XML.
+ */
+static gboolean
+is_base64(FeedParser *parser, const char *type, const char *mode,
+          gboolean is_content)
+{
+	gsize n;
+
+	if (NAME_IS(mode, "base64"))
+		return TRUE;
+	if (!is_content || parser->atom03 || strchr(type, '/') == NULL)
+		return FALSE;
+	n = strlen(type);
+	return g_ascii_strncasecmp(type, "text/", 5) != 0 &&
+	       !(n >= 4 && g_ascii_strcasecmp(type + n - 4, "/xml") == 0) &&
+	       !(n >= 4 && g_ascii_strcasecmp(type + n - 4, "+xml") == 0);
+}
+
+/*
+ * The text of an Atom text construct, base64 decoded first, and whether
+ * it is HTML: `type` html (Atom 1.0) or text/html, `mode` escaped (Atom
+ * 0.3), or markup as child elements (XHTML among them). @text is lent;
+ * the result is new.
+ */
+static char *
+atom_text(FeedParser *parser, const char *text, gboolean is_content,
+          gboolean *html)
+{
+	const char *type = parser->pending.a != NULL ? parser->pending.a : "";
+	const char *mode = parser->pending.b != NULL ? parser->pending.b : "";
+	gsize length;
+	guchar *bytes;
+	char *decoded;
+
+	*html = parser->markup || NAME_IS(type, "html") ||
+	        NAME_IS(type, "text/html") ||
+	        NAME_IS(type, "application/xhtml+xml") ||
+	        NAME_IS(mode, "escaped");
+	if (parser->markup || !is_base64(parser, type, mode, is_content))
+		return g_strdup(text);
+	bytes = g_base64_decode(text, &length);
+	decoded = feed_text_dup((const char *)bytes, length);
+	g_free(bytes);
+	/* Decoded bytes may hold anything, a NUL among them. */
+	return feed_text_take_valid_utf8(decoded);
+}
+
+/*
+ * A title: squashed text. One that came as markup (Atom XHTML) is HTML,
+ * and its text is what counts.
+ */
+static char *
+title_text(FeedParser *parser, const char *text)
+{
+	g_autofree char *plain = NULL;
+	g_autofree char *decoded = NULL;
+	gboolean html;
+
+	if (parser->channel->format != FEED_FORMAT_ATOM)
+		return squash(text);
+	decoded = atom_text(parser, text, FALSE, &html);
+	if (!parser->markup)
+		return squash(decoded);
+	plain = feed_html_to_text(decoded);
+	return squash(plain);
+}
+
+/*
+ * A channel description: text, squash-nl. One that came as markup gives
+ * the text of that HTML; there is no HTML description of a channel.
+ */
+static char *
+channel_description(FeedParser *parser, const char *text, gboolean atom)
+{
+	g_autofree char *decoded = NULL;
+	g_autofree char *plain = NULL;
+	gboolean html;
+
+	if (atom)
+		text = decoded = atom_text(parser, text, FALSE, &html);
+	if (!parser->markup)
+		return squash_nl(text);
+	plain = feed_html_to_text(text);
+	return squash_nl(plain);
+}
+
+/*
+ * atom:content and atom:summary: HTML goes to description_html, text to
+ * description. A summary only fills what content left empty.
  */
 static void
 end_atom_content(FeedParser *parser, const char *text, gboolean is_summary)
 {
 	FeedEpisode *episode = parser->episode;
-	const char *type = parser->pending.a != NULL ? parser->pending.a : "";
-	const char *mode = parser->pending.b != NULL ? parser->pending.b : "";
 	g_autofree char *decoded = NULL;
 	gboolean html;
 	char **field;
 
-	if (NAME_IS(mode, "base64")) {
-		gsize length;
-		guchar *bytes = g_base64_decode(text, &length);
-
-		decoded = feed_text_take_valid_utf8(
-		        g_strndup((const char *)bytes, length));
-		g_free(bytes);
-		text = decoded;
-	}
-	html = NAME_IS(type, "html") || NAME_IS(type, "text/html") ||
-	       NAME_IS(mode, "escaped");
+	decoded = atom_text(parser, text, !is_summary, &html);
 	field = html ? &episode->description_html : &episode->description;
 	if (is_summary && *field != NULL && **field != '\0')
 		return;
-	replace_unless_empty(field, html ? trim(text) : squash_nl(text));
+	replace_unless_empty(field, html ? trim(decoded) : squash_nl(decoded));
+}
+
+/* An XHTML body or a fullitem: content:encoded unless there is one. */
+static void
+end_body(FeedParser *parser, const char *text)
+{
+	FeedEpisode *episode = parser->episode;
+	char *html;
+
+	if (parser->item.html_from_content || parser->item.html_from_body)
+		return;
+	html = trim(text);
+	parser->item.html_from_body = *html != '\0';
+	replace_unless_empty(&episode->description_html, html);
 }
 
 static void
@@ -944,13 +1311,31 @@ empty(const char *text)
 	return text == NULL || *text == '\0';
 }
 
+/* A copy of the first of the @n strings that is not empty, or NULL. */
+static char *
+first_of_n(char *const *candidates, gsize n)
+{
+	for (gsize i = 0; i < n; i++)
+		if (!empty(candidates[i]))
+			return g_strdup(candidates[i]);
+	return NULL;
+}
+
+#define FIRST_OF(...)                                                          \
+	first_of_n((char *const[]){ __VA_ARGS__ },                             \
+	           sizeof((char *const[]){ __VA_ARGS__ }) / sizeof(char *))
+
 /* The rules that apply once an item has closed, as podcastparser's. */
 static void
 finish_item(FeedParser *parser)
 {
 	FeedEpisode *episode = parser->episode;
+	ItemScratch *item = &parser->item;
 	GPtrArray *enclosures = episode->enclosures;
 
+	if (!item->has_description && item->dc_description != NULL)
+		end_item_description(episode, item->dc_description,
+		                     item->dc_description_markup);
 	if (episode->description != NULL &&
 	    feed_text_looks_like_html(episode->description)) {
 		if (episode->description_html == NULL)
@@ -969,6 +1354,20 @@ finish_item(FeedParser *parser)
 		episode->published = parser->item.updated;
 	if (episode->published == 0)
 		episode->published = parser->item.dc_date;
+	if (episode->published == 0)
+		episode->published = item->issued;
+	if (episode->published == 0)
+		episode->published = item->created;
+	if (episode->published == 0)
+		episode->published = item->modified;
+	if (empty(episode->image_url) && item->image_url != NULL)
+		replace(&episode->image_url, g_steal_pointer(&item->image_url));
+	if (empty(episode->link) && item->link != NULL)
+		replace(&episode->link, g_steal_pointer(&item->link));
+	if (episode->title == NULL)
+		episode->title =
+		        FIRST_OF(item->dc_title, item->media_title[0],
+		                 item->media_title[1], item->media_title[2]);
 
 	if (episode->guid == NULL && !empty(episode->link))
 		episode->guid = g_strdup(episode->link);
@@ -1007,6 +1406,7 @@ end_item(FeedParser *parser)
 	if (parser->episode == NULL)
 		return;
 	finish_item(parser);
+	clear_item_scratch(&parser->item);
 	episode = g_steal_pointer(&parser->episode);
 	if (parser->func != NULL) {
 		feed_xml_quiet_end(&parser->quiet);
@@ -1020,20 +1420,40 @@ end_channel_text(FeedParser *parser, Role role, const Frame *frame,
                  const char *text)
 {
 	FeedChannel *channel = parser->channel;
+	ChannelScratch *scratch = &parser->channel_scratch;
 	gint64 number;
 
 	switch (role) {
 	case ROLE_CH_TITLE:
-		replace(&channel->title, squash(text));
+		replace(&channel->title, title_text(parser, text));
+		break;
+	case ROLE_CH_DC_TITLE:
+		replace(&scratch->dc_title, squash(text));
 		break;
 	case ROLE_CH_LINK:
 		replace(&channel->link, feed_url_resolve(frame->base, text));
 		break;
 	case ROLE_CH_DESCRIPTION:
-		replace(&channel->description, squash_nl(text));
+		replace(&channel->description,
+		        channel_description(parser, text,
+		                            channel->format ==
+		                                    FEED_FORMAT_ATOM));
 		break;
 	case ROLE_CH_SUMMARY:
-		replace(&channel->itunes_summary, squash_nl(text));
+		replace(&channel->itunes_summary,
+		        channel_description(parser, text, FALSE));
+		break;
+	case ROLE_CH_SUBTITLE:
+		replace(&scratch->subtitle, squash_nl(text));
+		break;
+	case ROLE_CH_DC_DESCRIPTION:
+		replace(&scratch->dc_description, squash_nl(text));
+		break;
+	case ROLE_CH_RSS_AUTHOR:
+		replace(&scratch->rss_author, squash(text));
+		break;
+	case ROLE_CH_DC_AUTHOR:
+		replace(&scratch->dc_author, squash(text));
 		break;
 	case ROLE_CH_ITUNES_AUTHOR:
 		replace(&channel->itunes_author, squash(text));
@@ -1131,12 +1551,26 @@ end_item_text(FeedParser *parser, Role role, const Frame *frame,
               const char *text)
 {
 	FeedEpisode *episode = parser->episode;
+	ItemScratch *item = &parser->item;
 	gint64 number;
 
 	switch (role) {
 	case ROLE_IT_TITLE:
-		replace(&episode->title, squash(text));
+		replace(&episode->title, title_text(parser, text));
 		break;
+	case ROLE_IT_DC_TITLE:
+		replace(&item->dc_title, squash(text));
+		break;
+	case ROLE_IT_MEDIA_TITLE:
+	case ROLE_IT_GROUP_MEDIA_TITLE:
+	case ROLE_IT_CONTENT_MEDIA_TITLE: {
+		/* The first of each kind; the item's own before the others. */
+		char **title = &item->media_title[role - ROLE_IT_MEDIA_TITLE];
+
+		if (empty(*title))
+			replace(title, squash(text));
+		break;
+	}
 	case ROLE_IT_LINK:
 		replace(&episode->link, feed_url_resolve(frame->base, text));
 		break;
@@ -1147,14 +1581,29 @@ end_item_text(FeedParser *parser, Role role, const Frame *frame,
 		replace_unless_empty(&episode->guid, trim(text));
 		break;
 	case ROLE_IT_DESCRIPTION:
-		end_item_description(episode, text);
+		item->has_description = TRUE;
+		end_item_description(episode, text, parser->markup);
+		break;
+	case ROLE_IT_DC_DESCRIPTION:
+		if (item->dc_description != NULL)
+			break;
+		item->dc_description = g_strdup(text);
+		item->dc_description_markup = parser->markup;
 		break;
 	case ROLE_IT_SUMMARY:
 	case ROLE_IT_MEDIA_DESCRIPTION:
 		replace_unless_empty(&episode->description, squash_nl(text));
 		break;
-	case ROLE_IT_CONTENT_ENCODED:
-		replace_unless_empty(&episode->description_html, trim(text));
+	case ROLE_IT_CONTENT_ENCODED: {
+		char *html = trim(text);
+
+		item->html_from_content |= *html != '\0';
+		replace_unless_empty(&episode->description_html, html);
+		break;
+	}
+	case ROLE_IT_BODY:
+	case ROLE_IT_FULLITEM:
+		end_body(parser, text);
 		break;
 	case ROLE_IT_ATOM_CONTENT:
 	case ROLE_IT_ATOM_SUMMARY:
@@ -1169,6 +1618,15 @@ end_item_text(FeedParser *parser, Role role, const Frame *frame,
 		break;
 	case ROLE_IT_DC_DATE:
 		parser->item.dc_date = parse_date(parser, text);
+		break;
+	case ROLE_IT_DCTERMS_ISSUED:
+		item->issued = parse_date(parser, text);
+		break;
+	case ROLE_IT_DCTERMS_CREATED:
+		item->created = parse_date(parser, text);
+		break;
+	case ROLE_IT_DCTERMS_MODIFIED:
+		item->modified = parse_date(parser, text);
 		break;
 	case ROLE_IT_DURATION:
 		episode->total_time = feed_duration_parse(text);
@@ -1253,22 +1711,14 @@ feed_parser_end_role(FeedParser *parser, Role role, const Frame *frame,
 	keep_pending(parser, NULL, NULL, NULL, NULL, NULL);
 }
 
-static char *
-first_of(char *a, char *b, char *c, char *d)
-{
-	char *candidates[] = { a, b, c, d };
-
-	for (guint i = 0; i < G_N_ELEMENTS(candidates); i++)
-		if (!empty(candidates[i]))
-			return g_strdup(candidates[i]);
-	return NULL;
-}
-
 void
 feed_parser_finish_channel(FeedParser *parser)
 {
 	FeedChannel *channel = parser->channel;
+	ChannelScratch *scratch = &parser->channel_scratch;
 
+	if (empty(channel->title) && !empty(scratch->dc_title))
+		replace(&channel->title, g_strdup(scratch->dc_title));
 	if (empty(channel->title)) {
 		g_autofree char *name =
 		        parser->base_url != NULL
@@ -1281,11 +1731,19 @@ feed_parser_finish_channel(FeedParser *parser)
 	}
 	if (empty(channel->description))
 		replace(&channel->description,
-		        first_of(channel->itunes_summary, NULL, NULL, NULL));
+		        FIRST_OF(channel->itunes_summary, scratch->subtitle,
+		                 scratch->dc_description));
 	if (empty(channel->language))
 		replace(&channel->language,
-		        first_of(channel->dc_language, NULL, NULL, NULL));
+		        FIRST_OF(channel->dc_language, scratch->channel_lang,
+		                 scratch->root_lang));
+	if (empty(channel->image_url) && scratch->image_url != NULL)
+		replace(&channel->image_url,
+		        g_steal_pointer(&scratch->image_url));
+	if (empty(channel->link) && scratch->link != NULL)
+		replace(&channel->link, g_steal_pointer(&scratch->link));
 	channel->author =
-	        first_of(channel->itunes_author, channel->atom_author,
-	                 channel->managing_editor, channel->dc_creator);
+	        FIRST_OF(channel->itunes_author, channel->atom_author,
+	                 channel->managing_editor, channel->dc_creator,
+	                 scratch->rss_author, scratch->dc_author);
 }

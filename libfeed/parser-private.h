@@ -22,9 +22,11 @@ typedef enum {
 	NS_CONTENT,
 	NS_PODCAST,
 	NS_DC,
+	NS_DCTERMS,
 	NS_RDF,
 	NS_ENC,
 	NS_XML,
+	NS_XHTML,
 } Namespace;
 
 /*
@@ -50,12 +52,17 @@ typedef enum {
 
 	/* channel */
 	ROLE_CH_TITLE,
+	ROLE_CH_DC_TITLE,
 	ROLE_CH_LINK,
 	ROLE_CH_DESCRIPTION,
 	ROLE_CH_SUMMARY,
+	ROLE_CH_SUBTITLE,
+	ROLE_CH_DC_DESCRIPTION,
 	ROLE_CH_ITUNES_AUTHOR,
 	ROLE_CH_MANAGING_EDITOR,
 	ROLE_CH_DC_CREATOR,
+	ROLE_CH_RSS_AUTHOR,
+	ROLE_CH_DC_AUTHOR,
 	ROLE_CH_LANGUAGE,
 	ROLE_CH_DC_LANGUAGE,
 	ROLE_CH_NEW_URL,
@@ -74,6 +81,7 @@ typedef enum {
 	ROLE_CH_UPDATED,
 	ROLE_CH_ICON,
 	ROLE_CH_ITUNES_IMAGE,
+	ROLE_CH_ITUNES_LINK,
 	ROLE_CH_ATOM_LINK,
 	ROLE_OWNER_NAME,
 	ROLE_OWNER_EMAIL,
@@ -84,19 +92,29 @@ typedef enum {
 
 	/* item */
 	ROLE_IT_TITLE,
+	ROLE_IT_DC_TITLE,
+	ROLE_IT_MEDIA_TITLE,         /* of the item */
+	ROLE_IT_GROUP_MEDIA_TITLE,   /* of a media:group */
+	ROLE_IT_CONTENT_MEDIA_TITLE, /* of a media:content */
 	ROLE_IT_LINK,
 	ROLE_IT_GUID,
 	ROLE_IT_ATOM_ID,
 	ROLE_IT_DESCRIPTION,
+	ROLE_IT_DC_DESCRIPTION,
 	ROLE_IT_SUMMARY,
 	ROLE_IT_MEDIA_DESCRIPTION,
 	ROLE_IT_CONTENT_ENCODED,
+	ROLE_IT_BODY,     /* XHTML body */
+	ROLE_IT_FULLITEM, /* escaped HTML */
 	ROLE_IT_ATOM_CONTENT,
 	ROLE_IT_ATOM_SUMMARY,
 	ROLE_IT_PUBDATE,
 	ROLE_IT_ATOM_PUBLISHED,
 	ROLE_IT_ATOM_UPDATED,
 	ROLE_IT_DC_DATE,
+	ROLE_IT_DCTERMS_ISSUED,
+	ROLE_IT_DCTERMS_CREATED,
+	ROLE_IT_DCTERMS_MODIFIED,
 	ROLE_IT_DURATION,
 	ROLE_IT_EPISODE,
 	ROLE_IT_SEASON,
@@ -112,6 +130,7 @@ typedef enum {
 	ROLE_IT_ENC_ENCLOSURE,
 	ROLE_IT_ATOM_LINK,
 	ROLE_IT_ITUNES_IMAGE,
+	ROLE_IT_ITUNES_LINK,
 	ROLE_IT_MEDIA_THUMBNAIL,
 	ROLE_IT_PODCAST_CHAPTERS,
 	ROLE_IT_TRANSCRIPT,
@@ -132,12 +151,54 @@ typedef struct {
 	int n;
 } Attributes;
 
-/* Scratch that lives from an item's start to its end. */
+/*
+ * Scratch that lives from an item's start to its end: the sources that
+ * only count when the ones before them in the contract are missing.
+ */
 typedef struct {
 	gboolean guid_is_permalink;
-	gint64 updated; /* Atom updated/modified; 0 means absent */
-	gint64 dc_date; /* 0 means absent */
+	gboolean chapters_seen;     /* a psc:chapters has been read */
+	gboolean has_description;   /* an item/description has been read */
+	gboolean html_from_content; /* content:encoded gave description_html */
+	gboolean html_from_body;    /* an XHTML body or fullitem gave it */
+	gint64 updated;             /* Atom updated/modified; 0 means absent */
+	gint64 dc_date;             /* 0 means absent */
+	gint64 issued;              /* dcterms:issued; 0 means absent */
+	gint64 created;             /* dcterms:created; 0 means absent */
+	gint64 modified;            /* dcterms:modified; 0 means absent */
+	char *dc_title;             /* squashed; NULL means absent */
+	/* media:title of the item, of a media:group, of a media:content */
+	char *media_title[3];           /* squashed; NULL means absent */
+	char *dc_description;           /* as given; NULL means absent */
+	gboolean dc_description_markup; /* it held child elements */
+	char *image_url; /* itunes:image/@url, itunes:link; NULL */
+	char *link;      /* an Atom link that only counts when no
+	                    other gave one; NULL means absent */
 } ItemScratch;
+
+/* The channel's counterpart of ItemScratch, kept until the end. */
+typedef struct {
+	char *dc_title;       /* squashed; NULL means absent */
+	char *subtitle;       /* itunes:subtitle; NULL means absent */
+	char *dc_description; /* NULL means absent */
+	char *rss_author;     /* channel/author; NULL means absent */
+	char *dc_author;      /* NULL means absent */
+	char *image_url;      /* itunes:image/@url, itunes:link; NULL */
+	char *link;           /* see ItemScratch.link; NULL */
+	char *channel_lang;   /* xml:lang of the channel; NULL */
+	char *root_lang;      /* xml:lang of the root; NULL */
+} ChannelScratch;
+
+/*
+ * How the capturing element takes child elements. Without markup, only
+ * their text is kept; with it, parser->text holds them serialized as HTML
+ * (tags, attributes, escaped text).
+ */
+typedef enum {
+	MARKUP_NONE,     /* child elements are not markup */
+	MARKUP_ON_CHILD, /* the first child element makes the text markup */
+	MARKUP_ALWAYS,   /* the text is markup from the start (XHTML) */
+} MarkupMode;
 
 /* Attribute values a text element keeps until its end. */
 typedef struct {
@@ -166,11 +227,20 @@ struct FeedParser {
 	FeedAlternateEnclosure *alternate; /* the open one, or NULL */
 	guint category_depth; /* nesting of itunes:category; 0 outside */
 	gboolean root_seen;
+	gboolean atom03; /* a <feed> outside Atom 1.0's namespace */
+	char *root_ns;   /* the root's namespace when it was not one libfeed
+	                    knows, read as RSS's or Atom's own; NULL */
+	ChannelScratch channel_scratch;
 
 	GArray *frames; /* of Frame */
 	GString *text;  /* text of the capturing element */
 	guint capture;  /* depth of the capturing element + 1; 0 when none */
 	Pending pending;
+	MarkupMode markup_mode; /* of the capturing element */
+	gboolean markup;        /* parser->text is serialized markup */
+	gboolean strip_wrapper; /* the first child, a div, is left out */
+	gboolean child_seen;    /* the capturing element has had a child */
+	guint wrapper_depth;    /* frames->len of the wrapping div; 0 none */
 
 	/* A tiny cache from libxml2's interned namespace URIs to ours. */
 	const xmlChar *ns_uri[8];
@@ -197,6 +267,11 @@ feed_parser_classify_namespace(const xmlChar *uri, const xmlChar *prefix);
 
 G_GNUC_INTERNAL
 Role
+feed_parser_root_role(FeedParser *parser, Namespace ns, const xmlChar *uri,
+                      const char *name);
+
+G_GNUC_INTERNAL
+Role
 feed_parser_role(FeedParser *parser, Role parent, Namespace ns,
                  const char *name);
 
@@ -217,6 +292,10 @@ feed_parser_end_role(FeedParser *parser, Role role, const Frame *frame,
 G_GNUC_INTERNAL
 void
 feed_parser_finish_channel(FeedParser *parser);
+
+G_GNUC_INTERNAL
+void
+feed_parser_clear_scratch(FeedParser *parser);
 
 /* parser.c */
 G_GNUC_INTERNAL

@@ -228,6 +228,9 @@ classify_cached(FeedParser *parser, const xmlChar *uri, const xmlChar *prefix)
 	ns = feed_parser_classify_namespace(uri, prefix);
 	if (uri == NULL)
 		return ns;
+	if (ns == NS_OTHER && parser->root_ns != NULL &&
+	    strcmp((const char *)uri, parser->root_ns) == 0)
+		ns = NS_CORE;
 	slot = parser->ns_next++ % G_N_ELEMENTS(parser->ns_uri);
 	parser->ns_uri[slot] = uri;
 	parser->ns_class[slot] = ns;
@@ -247,6 +250,153 @@ xml_base(FeedParser *parser, const Attributes *attrs, char **own)
 		return base;
 	*own = feed_url_resolve(base, value);
 	return *own != NULL ? *own : base;
+}
+
+/*
+ * Text can outgrow its document only through entities declared in the
+ * document. libxml2 2.9's own amplification check misses a large entity
+ * referenced many times when no tree is built, so libfeed counts.
+ */
+static gboolean
+within_expansion_limit(FeedParser *parser, gsize length)
+{
+	parser->text_bytes += length;
+	if (parser->text_bytes <= MAX_EXPANSION * parser->fed + (1 << 20))
+		return TRUE;
+	set_fatal(parser, FEED_ERROR_ENTITY_LIMIT,
+	          "entity expansion is too large or loops; "
+	          "the document is refused");
+	return FALSE;
+}
+
+/* Appends the @length bytes at @text to @out, escaped as HTML text. */
+static void
+append_escaped(GString *out, const char *text, gsize length,
+               gboolean in_attribute)
+{
+	const char *end = text + length;
+	const char *run = text;
+
+	for (const char *p = text; p < end; p++) {
+		const char *entity;
+
+		switch (*p) {
+		case '&':
+			entity = "&amp;";
+			break;
+		case '<':
+			entity = "&lt;";
+			break;
+		case '>':
+			entity = "&gt;";
+			break;
+		case '"':
+			if (!in_attribute)
+				continue;
+			entity = "&quot;";
+			break;
+		default:
+			continue;
+		}
+		g_string_append_len(out, run, p - run);
+		g_string_append(out, entity);
+		run = p + 1;
+	}
+	g_string_append_len(out, run, end - run);
+}
+
+/* HTML elements that have no end tag. */
+static gboolean
+is_void_element(const char *name)
+{
+	static const char *const names[] = {
+		"area",  "base", "br",   "col",   "embed",  "hr",    "img",
+		"input", "link", "meta", "param", "source", "track", "wbr",
+	};
+
+	for (gsize i = 0; i < G_N_ELEMENTS(names); i++)
+		if (strcmp(name, names[i]) == 0)
+			return TRUE;
+	return FALSE;
+}
+
+/*
+ * The capturing element's text so far was taken as text; from its first
+ * child element on it is markup, so what came before is escaped.
+ */
+static void
+begin_markup(FeedParser *parser)
+{
+	GString *text = parser->text;
+	g_autofree char *plain = NULL;
+	gsize length = text->len;
+
+	parser->markup = TRUE;
+	if (length == 0)
+		return;
+	plain = feed_text_dup(text->str, length);
+	g_string_truncate(text, 0);
+	append_escaped(text, plain, length, FALSE);
+}
+
+/*
+ * Serializes the start tag of an element inside the capturing one. Only
+ * its local name is written: in XHTML content that is the HTML name.
+ */
+static void
+open_tag(FeedParser *parser, const xmlChar *localname, const Attributes *attrs)
+{
+	GString *text = parser->text;
+	const char *name = (const char *)localname;
+
+	if (!parser->markup)
+		begin_markup(parser);
+	if (parser->frames->len == parser->capture && !parser->child_seen) {
+		parser->child_seen = TRUE;
+		/* Atom's XHTML content comes wrapped in a div of its own. */
+		if (parser->strip_wrapper && strcmp(name, "div") == 0) {
+			parser->wrapper_depth = parser->frames->len + 1;
+			return;
+		}
+	}
+	g_string_append_c(text, '<');
+	g_string_append(text, name);
+	for (int i = 0; i < attrs->n; i++) {
+		const xmlChar **a = attrs->values + 5 * i;
+		g_autofree char *value = decode_attribute(parser, a);
+
+		if (value == NULL)
+			continue;
+		if (!within_expansion_limit(parser, strlen(value)))
+			return;
+		g_string_append_c(text, ' ');
+		if (a[1] != NULL) {
+			g_string_append(text, (const char *)a[1]);
+			g_string_append_c(text, ':');
+		}
+		g_string_append(text, (const char *)a[0]);
+		g_string_append(text, "=\"");
+		append_escaped(text, value, strlen(value), TRUE);
+		g_string_append_c(text, '"');
+	}
+	g_string_append_c(text, '>');
+}
+
+/* The end tag of an element that open_tag() serialized. */
+static void
+close_tag(FeedParser *parser, const xmlChar *localname)
+{
+	const char *name = (const char *)localname;
+
+	if (parser->frames->len == parser->wrapper_depth) {
+		parser->wrapper_depth = 0;
+		return;
+	}
+	if (is_void_element(name))
+		return;
+	g_string_append(parser->text, "</");
+	g_string_append(parser->text, name);
+	g_string_append_c(parser->text, '>');
 }
 
 static void
@@ -275,13 +425,20 @@ on_start_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 	/* Inside a skipped or capturing element nothing has a meaning. */
 	if ((parent == ROLE_SKIP && parser->frames->len > 0) ||
 	    parser->capture != 0) {
+		if (parser->capture != 0 && parser->markup_mode != MARKUP_NONE)
+			open_tag(parser, localname, &attrs);
 		frame.base = top_frame(parser)->base;
 		g_array_append_val(parser->frames, frame);
 		return;
 	}
-	frame.role = feed_parser_role(parser, parent,
-	                              classify_cached(parser, uri, prefix),
-	                              (const char *)localname);
+	if (parser->frames->len == 0)
+		frame.role = feed_parser_root_role(
+		        parser, classify_cached(parser, uri, prefix), uri,
+		        (const char *)localname);
+	else
+		frame.role = feed_parser_role(
+		        parser, parent, classify_cached(parser, uri, prefix),
+		        (const char *)localname);
 	if (parser->error != NULL)
 		return;
 	frame.base = xml_base(parser, &attrs, &frame.own_base);
@@ -291,8 +448,16 @@ on_start_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 	if (feed_parser_role_wants_text(frame.role)) {
 		g_string_truncate(parser->text, 0);
 		parser->capture = parser->frames->len;
+		parser->markup_mode = MARKUP_NONE;
+		parser->markup = FALSE;
+		parser->strip_wrapper = FALSE;
+		parser->child_seen = FALSE;
+		parser->wrapper_depth = 0;
 	}
 	feed_parser_start_role(parser, frame.role, top_frame(parser), &attrs);
+	if (parser->capture == parser->frames->len &&
+	    parser->markup_mode == MARKUP_ALWAYS)
+		parser->markup = TRUE;
 }
 
 static void
@@ -325,24 +490,10 @@ on_end_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 
 	if (parser->error != NULL || parser->frames->len == 0)
 		return;
+	if (parser->markup && parser->capture != 0 &&
+	    parser->frames->len > parser->capture)
+		close_tag(parser, localname);
 	end_frame(parser);
-}
-
-/*
- * Text can outgrow its document only through entities declared in the
- * document. libxml2 2.9's own amplification check misses a large entity
- * referenced many times when no tree is built, so libfeed counts.
- */
-static gboolean
-within_expansion_limit(FeedParser *parser, gsize length)
-{
-	parser->text_bytes += length;
-	if (parser->text_bytes <= MAX_EXPANSION * parser->fed + (1 << 20))
-		return TRUE;
-	set_fatal(parser, FEED_ERROR_ENTITY_LIMIT,
-	          "entity expansion is too large or loops; "
-	          "the document is refused");
-	return FALSE;
 }
 
 static void
@@ -352,7 +503,11 @@ on_characters(void *ctx, const xmlChar *text, int length)
 
 	if (!within_expansion_limit(parser, length))
 		return;
-	if (parser->capture != 0)
+	if (parser->capture == 0)
+		return;
+	if (parser->markup)
+		append_escaped(parser->text, (const char *)text, length, FALSE);
+	else
 		g_string_append_len(parser->text, (const char *)text, length);
 }
 
@@ -416,6 +571,8 @@ feed_parser_free(FeedParser *parser)
 	g_free(parser->pending.b);
 	g_free(parser->pending.c);
 	g_free(parser->pending.d);
+	feed_parser_clear_scratch(parser);
+	g_free(parser->root_ns);
 	feed_channel_unref(parser->channel);
 	g_clear_error(&parser->error);
 	g_free(parser->base_url);

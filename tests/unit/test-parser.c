@@ -248,6 +248,32 @@ test_not_a_feed(void)
 }
 
 static void
+test_root_names_namespace(void)
+{
+	static const struct {
+		const char *doc;
+		const char *shown;
+	} cases[] = {
+		{ "<html xmlns=\"http://www.w3.org/1999/xhtml\"><body/></html>",
+		  "<html> in namespace http://www.w3.org/1999/xhtml" },
+		{ "<opml version=\"2.0\"/>", "<opml> in no namespace" },
+		{ "<a:rss xmlns:a=\"http://www.w3.org/2005/Atom\"/>",
+		  "<rss> in namespace http://www.w3.org/2005/Atom" },
+	};
+
+	g_test_summary("A root that is no feed is named with its namespace");
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(GError) error = NULL;
+		g_autoptr(FeedChannel) channel = feed_channel_new_from_data(
+		        cases[i].doc, strlen(cases[i].doc), NULL, &error);
+
+		g_assert_null(channel);
+		g_assert_error(error, FEED_ERROR, FEED_ERROR_UNSUPPORTED);
+		g_assert_nonnull(strstr(error->message, cases[i].shown));
+	}
+}
+
+static void
 test_root_not_utf8(void)
 {
 	static const char doc[] = "<?xml version=\"1.0\"?><ch\xff\xfe"
@@ -567,6 +593,33 @@ test_attribute_blowup(void)
 }
 
 static void
+test_markup_attribute_blowup(void)
+{
+	GString *doc = g_string_new("<?xml version=\"1.0\"?>\n"
+	                            "<!DOCTYPE rss [<!ENTITY big \"");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedChannel) channel = NULL;
+
+	g_test_summary("A blow-up in the attributes of markup inside a "
+	               "description, which is serialized: ENTITY_LIMIT");
+	for (int i = 0; i < 50000; i++)
+		g_string_append_c(doc, 'x');
+	g_string_append(doc, "\">]><rss><channel><title>t</title><item>"
+	                     "<description>");
+	for (int i = 0; i < 100; i++) {
+		g_string_append(doc, "<a title=\"");
+		for (int j = 0; j < 500; j++)
+			g_string_append(doc, "&big;");
+		g_string_append(doc, "\">x</a>");
+	}
+	g_string_append(doc, "</description></item></channel></rss>");
+	channel = feed_channel_new_from_data(doc->str, doc->len, NULL, &error);
+	g_assert_null(channel);
+	g_assert_error(error, FEED_ERROR, FEED_ERROR_ENTITY_LIMIT);
+	g_string_free(doc, TRUE);
+}
+
+static void
 test_bad_encoding_at_start(void)
 {
 	static const char doc[] = "\0<\0\0\x93";
@@ -758,6 +811,8 @@ main(int argc, char **argv)
 	g_test_add_func("/parser/recover/truncated", test_truncated);
 	g_test_add_func("/parser/recover/malformed", test_malformed);
 	g_test_add_func("/parser/error/not-a-feed", test_not_a_feed);
+	g_test_add_func("/parser/error/root-names-namespace",
+	                test_root_names_namespace);
 	g_test_add_func("/parser/error/root-not-utf8", test_root_not_utf8);
 	g_test_add_func("/parser/error/size-cap", test_size_cap);
 	g_test_add_func("/parser/error/encoding-quiet",
@@ -772,6 +827,8 @@ main(int argc, char **argv)
 	                test_quadratic_blowup);
 	g_test_add_func("/parser/hostile/attribute-blowup",
 	                test_attribute_blowup);
+	g_test_add_func("/parser/hostile/markup-attribute-blowup",
+	                test_markup_attribute_blowup);
 	g_test_add_func("/parser/hostile/deep-nesting", test_deep_nesting);
 	g_test_add_func("/parser/hostile/bad-encoding-at-start",
 	                test_bad_encoding_at_start);
