@@ -18,9 +18,12 @@ typedef struct FeedChannel FeedChannel;
 
 /** The kind of document a channel was read from. */
 typedef enum {
-	/** RSS 2.0 or 0.9x (`<rss>`). */
+	/** RSS 2.0 or 0.9x (`<rss>`, in any namespace or none). */
 	FEED_FORMAT_RSS2,
-	/** Atom 1.0 or 0.3 (`<feed>`). */
+	/**
+	 * Atom 1.0 (`<feed>` in its namespace), or Atom 0.3 and its drafts
+	 * (`<feed>` in any other namespace or none).
+	 */
 	FEED_FORMAT_ATOM,
 	/** RSS 1.0 (`<rdf:RDF>`). */
 	FEED_FORMAT_RSS1,
@@ -38,9 +41,11 @@ typedef enum {
 
 /**
  * Parses a whole feed that is already in memory: RSS 2.0, 0.9x and 1.0,
- * Atom 1.0 and 0.3. Never loads external entities or DTDs and never touches
- * the network. Recoverable problems do not fail the parse: they are listed
- * by feed_channel_get_errors().
+ * Atom 1.0 and 0.3. The root is known by its local name (see #FeedFormat);
+ * RSS's own elements match in any case. Never loads external entities or
+ * DTDs and never touches the network. Recoverable problems do not fail the
+ * parse: they are listed by feed_channel_get_errors(). A root that is no
+ * feed fails with a message that names it and its namespace.
  *
  * @param data the document; need not be NUL-terminated
  * @param length number of bytes in @p data
@@ -108,8 +113,8 @@ FeedFormat
 feed_channel_get_format(const FeedChannel *channel);
 
 /**
- * Returns the show's title; failing that, the base URL's file name without
- * extension.
+ * Returns the show's title (`title`, else `dc:title`; Atom XHTML gives its
+ * text); failing that, the base URL's file name without extension.
  *
  * @param channel a channel
  * @return (transfer none) the title, `""` when there is none
@@ -120,7 +125,9 @@ const char *
 feed_channel_get_title(const FeedChannel *channel);
 
 /**
- * Returns the show's web page.
+ * Returns the show's web page: `link`, or an Atom link with `rel`
+ * `alternate` (or none) and type `text/html`; failing those, one of type
+ * `application/xhtml+xml` or, in RSS, of no type.
  *
  * @param channel a channel
  * @return (transfer none) (nullable) the resolved link, or NULL
@@ -131,8 +138,10 @@ const char *
 feed_channel_get_link(const FeedChannel *channel);
 
 /**
- * Returns the show's description as text (`description`, else
- * `itunes:summary`; Atom `subtitle`).
+ * Returns the show's description as text: `description`, else
+ * `itunes:summary`, else `itunes:subtitle`, else `dc:description`; Atom
+ * `subtitle`. One given as markup (child elements, Atom XHTML) gives the
+ * text of that HTML.
  *
  * @param channel a channel
  * @return (transfer none) (nullable) the description, or NULL
@@ -144,7 +153,7 @@ feed_channel_get_description(const FeedChannel *channel);
 
 /**
  * Returns the show's author: `itunes:author`, else Atom `author/name`, else
- * `managingEditor`, else `dc:creator`.
+ * `managingEditor`, else `dc:creator`, else `author`, else `dc:author`.
  *
  * @param channel a channel
  * @return (transfer none) (nullable) the author, or NULL
@@ -188,8 +197,9 @@ const char *
 feed_channel_get_owner_email(const FeedChannel *channel);
 
 /**
- * Returns the show's cover art: `image/url` or `itunes:image`, the later one
- * in the document; Atom `icon`.
+ * Returns the show's cover art: `image/url` or `itunes:image/@href`, the
+ * later one in the document; Atom `icon`. Failing those,
+ * `itunes:image/@url` or `itunes:link rel="image"`, the later one.
  *
  * @param channel a channel
  * @return (transfer none) (nullable) the resolved URL, or NULL
@@ -200,7 +210,9 @@ const char *
 feed_channel_get_image_url(const FeedChannel *channel);
 
 /**
- * Returns the show's language (`language`, else `dc:language`).
+ * Returns the show's language: `language`, else `dc:language`, else the
+ * `xml:lang` of the channel, else of the root element, written with `-`
+ * for `_` (`en_US` gives `en-US`).
  *
  * @param channel a channel
  * @return (transfer none) (nullable) the language tag, or NULL

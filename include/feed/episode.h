@@ -75,7 +75,9 @@ const char *
 feed_episode_get_guid(const FeedEpisode *episode);
 
 /**
- * Returns the episode's title, whitespace squashed; failing that, the file
+ * Returns the episode's title, whitespace squashed (Atom XHTML gives its
+ * text). Failing that, `dc:title`, then the first `media:title` of the
+ * item, of a `media:group`, of a `media:content`; failing those, the file
  * name of its one enclosure without extension.
  *
  * @param episode an episode
@@ -87,7 +89,9 @@ const char *
 feed_episode_get_title(const FeedEpisode *episode);
 
 /**
- * Returns the episode's web page.
+ * Returns the episode's web page: `link`, or the first Atom link with `rel`
+ * `alternate` (or none) and type `text/html` or none; failing those, one of
+ * type `application/xhtml+xml`.
  *
  * @param episode an episode
  * @return (transfer none) the resolved link, `""` when there is none
@@ -98,8 +102,10 @@ const char *
 feed_episode_get_link(const FeedEpisode *episode);
 
 /**
- * Returns the show notes as plain text. When the feed gave only HTML, this
- * is that HTML with the tags stripped.
+ * Returns the show notes as plain text (`itunes:summary`,
+ * `media:description`, a text `description`, else `dc:description`, Atom
+ * text `content` or `summary`). When the feed gave only HTML, this is that
+ * HTML with the tags stripped.
  *
  * @param episode an episode
  * @return (transfer none) the text, `""` when there is none
@@ -110,8 +116,12 @@ const char *
 feed_episode_get_description(const FeedEpisode *episode);
 
 /**
- * Returns the show notes as the feed's HTML (`content:encoded`, Atom HTML
- * content, or an HTML `description`), verbatim and not sanitized.
+ * Returns the show notes as the feed's HTML, verbatim and not sanitized:
+ * `content:encoded`, else an XHTML `body` or a `fullitem`; Atom HTML or
+ * XHTML content or summary; or a `description` (else `dc:description`)
+ * that is HTML, escaped or given as child elements. Markup given as
+ * elements (XHTML, without Atom's wrapping `div`) is serialized as HTML.
+ * Atom base64 content is decoded first.
  *
  * @param episode an episode
  * @return (transfer none) (nullable) the HTML, or NULL when there is none
@@ -122,7 +132,9 @@ const char *
 feed_episode_get_description_html(const FeedEpisode *episode);
 
 /**
- * Returns when the episode was published.
+ * Returns when the episode was published: `pubDate` or Atom `published`,
+ * else Atom `updated`, else `dc:date`, else `dcterms:issued`, else
+ * `dcterms:created`, else `dcterms:modified`.
  *
  * @param episode an episode
  * @return Unix seconds (UTC), or 0 when missing or unparseable
@@ -300,8 +312,9 @@ FeedTristate
 feed_episode_get_block(const FeedEpisode *episode);
 
 /**
- * Returns the episode's own artwork: `itunes:image` or `media:thumbnail`,
- * the last one in the document.
+ * Returns the episode's own artwork: `itunes:image/@href` or
+ * `media:thumbnail`, the last one in the document. Failing those,
+ * `itunes:image/@url` or `itunes:link rel="image"`, the last one.
  *
  * @param episode an episode
  * @return (transfer none) (nullable) the resolved URL, or NULL
@@ -312,7 +325,8 @@ const char *
 feed_episode_get_image_url(const FeedEpisode *episode);
 
 /**
- * Returns how many Podlove Simple Chapters the episode has.
+ * Returns how many Podlove Simple Chapters the episode has: those of its
+ * first `psc:chapters`.
  *
  * @param episode an episode
  * @return the number of chapters, possibly 0
