@@ -14,12 +14,15 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# libtagc0-dev: TagLib's C API, 1.13 on Debian 12; on Debian 13 it is the
+# transitional name of libtag-c-dev (TagLib 2), so one name serves both.
 build_packages=(meson ninja-build pkg-config gcc libglib2.0-dev libxml2-dev
-	libcurl4-openssl-dev libxxhash-dev libjson-glib-dev libmpdclient-dev)
+	libcurl4-openssl-dev libxxhash-dev libjson-glib-dev libmpdclient-dev
+	libtagc0-dev)
 demo_packages=(mpd mpc python3)
 test_packages=(libjson-glib-dev libxml2-utils python3 python3-podcastparser
 	clang-format doxygen openssl mpd valgrind systemd man-db mpc ncmpcpp
-	tmux python3-mygpoclient)
+	tmux python3-mygpoclient python3-mutagen)
 
 # Debian 13 runs in a root of its own, kept between runs under build-deb13/
 # (ignored by git) and made again when it is missing or half made.
