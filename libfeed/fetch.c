@@ -26,17 +26,16 @@ typedef enum {
 	BODY_SKIP, /* an error page or a redirect's: counted, not read */
 } BodyKind;
 
+typedef struct Fetch Fetch;
+
 struct Fetch {
-	FeedFetcher *fetcher;
+	Job job; /* first: the fetcher sees a Job */
 	FeedFetchRequest *request;
 	FeedFetchFunc callback;
 	gpointer user_data;
 	FeedFetchResult *result;
 	gint64 started; /* monotonic microseconds */
 	gint64 begun;   /* its first transfer's start, the same; 0: not yet */
-	GCancellable *cancellable;
-	gulong cancel_handler; /* 0 when not connected */
-	GSource *cancel_idle;  /* pending cancellation, or NULL */
 
 	char *url;           /* of the transfer under way or next */
 	char *host;          /* url's host and port, for the per-host limit */
@@ -83,10 +82,9 @@ host_of(const char *url)
 	return g_strdup_printf("%s:%d", host, g_uri_get_port(uri));
 }
 
-static void
-on_cancelled(GCancellable *cancellable, gpointer data);
+static const JobClass fetch_class;
 
-Fetch *
+Job *
 feed_fetch_new(FeedFetcher *fetcher, const FeedFetchRequest *request,
                GCancellable *cancellable, FeedFetchFunc callback,
                gpointer user_data)
@@ -94,7 +92,7 @@ feed_fetch_new(FeedFetcher *fetcher, const FeedFetchRequest *request,
 	Fetch *fetch = g_new0(Fetch, 1);
 	g_autoptr(GUri) uri = NULL;
 
-	fetch->fetcher = fetcher;
+	feed_job_init(&fetch->job, &fetch_class, fetcher, cancellable);
 	fetch->request = feed_fetch_request_copy(request);
 	fetch->callback = callback;
 	fetch->user_data = user_data;
@@ -129,13 +127,7 @@ feed_fetch_new(FeedFetcher *fetcher, const FeedFetchRequest *request,
 	}
 	if (fetch->username != NULL)
 		fetch->auth_host = g_strdup(fetch->host);
-
-	if (cancellable != NULL) {
-		fetch->cancellable = g_object_ref(cancellable);
-		fetch->cancel_handler = g_cancellable_connect(
-		        cancellable, G_CALLBACK(on_cancelled), fetch, NULL);
-	}
-	return fetch;
+	return &fetch->job;
 }
 
 static void
@@ -161,19 +153,10 @@ end_transfer(Fetch *fetch)
 	g_clear_pointer(&fetch->headers, curl_slist_free_all);
 }
 
-void
-feed_fetch_free(Fetch *fetch)
+static void
+fetch_free(Fetch *fetch)
 {
-	if (fetch == NULL)
-		return;
-	if (fetch->cancel_handler != 0)
-		g_cancellable_disconnect(fetch->cancellable,
-		                         fetch->cancel_handler);
-	if (fetch->cancel_idle != NULL) {
-		g_source_destroy(fetch->cancel_idle);
-		g_source_unref(fetch->cancel_idle);
-	}
-	g_clear_object(&fetch->cancellable);
+	feed_job_clear(&fetch->job);
 	end_transfer(fetch);
 	reset_response(fetch);
 	feed_fetch_request_free(fetch->request);
@@ -192,15 +175,19 @@ feed_fetch_free(Fetch *fetch)
 	g_free(fetch);
 }
 
-const char *
-feed_fetch_get_host(const Fetch *fetch)
+static const char *
+fetch_get_host(const Job *job)
 {
+	const Fetch *fetch = (const Fetch *)job;
+
 	return fetch->host;
 }
 
-CURL *
-feed_fetch_get_easy(const Fetch *fetch)
+static CURL *
+fetch_get_easy(const Job *job)
 {
+	const Fetch *fetch = (const Fetch *)job;
+
 	return fetch->easy;
 }
 
@@ -211,14 +198,20 @@ complete(Fetch *fetch, GError *error)
 	fetch->result->elapsed = g_get_monotonic_time() - fetch->started;
 	fetch->callback(fetch->result, error, fetch->user_data);
 	g_clear_error(&error);
-	feed_fetch_free(fetch);
+	fetch_free(fetch);
 }
 
-void
-feed_fetch_fail(Fetch *fetch, GError *error)
+static void
+fetch_fail(Fetch *fetch, GError *error)
 {
 	end_transfer(fetch);
 	complete(fetch, error);
+}
+
+static void
+fetch_job_fail(Job *job, GError *error)
+{
+	fetch_fail((Fetch *)job, error);
 }
 
 static G_GNUC_PRINTF(3, 4) void fail(Fetch *fetch, FeedError code,
@@ -230,37 +223,8 @@ static G_GNUC_PRINTF(3, 4) void fail(Fetch *fetch, FeedError code,
 	va_start(args, format);
 	message = g_strdup_vprintf(format, args);
 	va_end(args);
-	feed_fetch_fail(fetch, g_error_new(FEED_ERROR, code, "%s: %s",
-	                                   fetch->request->url, message));
-}
-
-/*
- * Cancellation may come from any thread, and from inside the caller's own
- * code: the fetch ends from its fetcher's context, outside curl.
- */
-static gboolean
-cancel_now(gpointer data)
-{
-	Fetch *fetch = data;
-
-	g_clear_pointer(&fetch->cancel_idle, g_source_unref);
-	feed_fetcher_cancel(fetch->fetcher, fetch);
-	return G_SOURCE_REMOVE;
-}
-
-static void
-on_cancelled(GCancellable *cancellable, gpointer data)
-{
-	Fetch *fetch = data;
-	GSource *idle = g_idle_source_new();
-
-	g_source_set_callback(idle, cancel_now, fetch, NULL);
-	if (fetch->cancel_idle == NULL) {
-		fetch->cancel_idle = idle;
-		g_source_attach(idle, fetch->fetcher->context);
-	} else {
-		g_source_unref(idle);
-	}
+	fetch_fail(fetch, g_error_new(FEED_ERROR, code, "%s: %s",
+	                              fetch->request->url, message));
 }
 
 static gboolean
@@ -294,10 +258,11 @@ add_header(Fetch *fetch, const char *name, const char *value)
 	fetch->headers = curl_slist_append(fetch->headers, line);
 }
 
-CURL *
-feed_fetch_start_transfer(Fetch *fetch)
+static CURL *
+fetch_start_transfer(Job *job)
 {
-	FeedFetcher *fetcher = fetch->fetcher;
+	Fetch *fetch = (Fetch *)job;
+	FeedFetcher *fetcher = fetch->job.fetcher;
 	const FeedFetchRequest *request = fetch->request;
 	gint64 now = g_get_monotonic_time();
 	gint64 spent;
@@ -337,7 +302,7 @@ feed_fetch_start_transfer(Fetch *fetch)
 	fetch->easy = easy;
 	fetch->curl_error[0] = '\0';
 	curl_easy_setopt(easy, CURLOPT_URL, fetch->url);
-	curl_easy_setopt(easy, CURLOPT_PRIVATE, fetch);
+	curl_easy_setopt(easy, CURLOPT_PRIVATE, &fetch->job);
 	curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, fetch->curl_error);
 	curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR,
@@ -517,7 +482,7 @@ copy_body(Fetch *fetch, const char *data, gsize length)
 	    result->body_stream_error != NULL)
 		return;
 	if (!g_output_stream_write_all(fetch->request->body_stream, data,
-	                               length, NULL, fetch->cancellable,
+	                               length, NULL, fetch->job.cancellable,
 	                               &error))
 		result->body_stream_error = error;
 }
@@ -535,7 +500,7 @@ on_body(char *data, size_t size, size_t n, void *user_data)
 			fetch->parser =
 			        feed_parser_new(fetch->url, on_episode, fetch);
 			feed_parser_set_max_size(fetch->parser,
-			                         fetch->fetcher->max_size);
+			                         fetch->job.fetcher->max_size);
 		} else if (fetch->body == BODY_PAGE) {
 			fetch->discover = feed_discover_new(fetch->url);
 		}
@@ -549,9 +514,9 @@ on_body(char *data, size_t size, size_t n, void *user_data)
 	}
 	/* The cap counts decompressed bytes: a gzip bomb stops here. */
 	fetch->body_bytes += length;
-	if (fetch->body_bytes > fetch->fetcher->max_size) {
+	if (fetch->body_bytes > fetch->job.fetcher->max_size) {
 		g_autofree char *cap = g_format_size_full(
-		        fetch->fetcher->max_size, G_FORMAT_SIZE_IEC_UNITS);
+		        fetch->job.fetcher->max_size, G_FORMAT_SIZE_IEC_UNITS);
 
 		refuse_body(fetch, g_error_new(FEED_ERROR, FEED_ERROR_TOO_LARGE,
 		                               "%s: the feed is larger than "
@@ -623,9 +588,9 @@ follow_redirect(Fetch *fetch, guint status, const char *location)
 		     "HTTP %u redirect without a Location", status);
 		return FALSE;
 	}
-	if (++fetch->redirects > fetch->fetcher->max_redirects) {
+	if (++fetch->redirects > fetch->job.fetcher->max_redirects) {
 		fail(fetch, FEED_ERROR_REDIRECT, "more than %u redirects",
-		     fetch->fetcher->max_redirects);
+		     fetch->job.fetcher->max_redirects);
 		return FALSE;
 	}
 	if (g_hash_table_contains(fetch->visited, location)) {
@@ -716,7 +681,7 @@ finish_feed(Fetch *fetch)
 	page = feed_parser_finish(fetch->parser, &error);
 	if (page == NULL) {
 		g_prefix_error(&error, "%s: ", request->url);
-		feed_fetch_fail(fetch, g_steal_pointer(&error));
+		fetch_fail(fetch, g_steal_pointer(&error));
 		return FALSE;
 	}
 	if (fetch->channel == NULL) {
@@ -751,9 +716,10 @@ finish_feed(Fetch *fetch)
 	return FALSE;
 }
 
-gboolean
-feed_fetch_transfer_done(Fetch *fetch, CURLcode code)
+static gboolean
+fetch_transfer_done(Job *job, CURLcode code)
 {
+	Fetch *fetch = (Fetch *)job;
 	FeedFetchResult *result = fetch->result;
 	g_autofree char *location = NULL;
 	const char *redirect = NULL;
@@ -768,7 +734,7 @@ feed_fetch_transfer_done(Fetch *fetch, CURLcode code)
 	result->http_status = (guint)status;
 
 	if (fetch->body_error != NULL) {
-		feed_fetch_fail(fetch, g_steal_pointer(&fetch->body_error));
+		fetch_fail(fetch, g_steal_pointer(&fetch->body_error));
 		return FALSE;
 	}
 	if (code != CURLE_OK) {
@@ -815,3 +781,12 @@ feed_fetch_transfer_done(Fetch *fetch, CURLcode code)
 		return follow_discovered(fetch);
 	return finish_feed(fetch);
 }
+
+static const JobClass fetch_class = {
+	.get_host = fetch_get_host,
+	.start_transfer = fetch_start_transfer,
+	.get_easy = fetch_get_easy,
+	.transfer_done = fetch_transfer_done,
+	.fail = fetch_job_fail,
+	.cancelled_message = "the fetch was cancelled",
+};
