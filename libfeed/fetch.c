@@ -13,7 +13,6 @@
 #include <xxhash.h>
 
 #define DEFAULT_MAX_PAGES 10
-#define USER_AGENT        "libfeed/" FEED_VERSION
 #define ACCEPT                                                                 \
 	"Accept: application/rss+xml, application/atom+xml, "                  \
 	"application/rdf+xml;q=0.9, application/xml;q=0.9, text/xml;q=0.9, "   \
@@ -71,17 +70,6 @@ struct Fetch {
 	GHashTable *guids;    /* across pages, to merge them; or NULL */
 };
 
-static char *
-host_of(const char *url)
-{
-	g_autoptr(GUri) uri = g_uri_parse(url, G_URI_FLAGS_ENCODED, NULL);
-	const char *host = uri != NULL ? g_uri_get_host(uri) : NULL;
-
-	if (host == NULL)
-		return g_strdup(url);
-	return g_strdup_printf("%s:%d", host, g_uri_get_port(uri));
-}
-
 static const JobClass fetch_class;
 
 Job *
@@ -90,7 +78,6 @@ feed_fetch_new(FeedFetcher *fetcher, const FeedFetchRequest *request,
                gpointer user_data)
 {
 	Fetch *fetch = g_new0(Fetch, 1);
-	g_autoptr(GUri) uri = NULL;
 
 	feed_job_init(&fetch->job, &fetch_class, fetcher, cancellable);
 	fetch->request = feed_fetch_request_copy(request);
@@ -99,7 +86,7 @@ feed_fetch_new(FeedFetcher *fetcher, const FeedFetchRequest *request,
 	fetch->result = feed_fetch_result_new(request->url);
 	fetch->started = g_get_monotonic_time();
 	fetch->url = g_strdup(request->url);
-	fetch->host = host_of(fetch->url);
+	fetch->host = feed_transfer_host_of(fetch->url);
 	fetch->visited =
 	        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	fetch->first = TRUE;
@@ -110,21 +97,9 @@ feed_fetch_new(FeedFetcher *fetcher, const FeedFetchRequest *request,
 		fetch->guids = g_hash_table_new_full(g_str_hash, g_str_equal,
 		                                     g_free, NULL);
 
-	/* Credentials in the URL count as given for its host alone. */
-	uri = g_uri_parse(request->url,
-	                  G_URI_FLAGS_HAS_PASSWORD | G_URI_FLAGS_ENCODED, NULL);
-	fetch->username = g_strdup(request->username);
-	fetch->password = g_strdup(request->password);
-	if (fetch->username == NULL && uri != NULL &&
-	    g_uri_get_user(uri) != NULL) {
-		fetch->username =
-		        g_uri_unescape_string(g_uri_get_user(uri), NULL);
-		fetch->password =
-		        g_uri_get_password(uri) != NULL
-		                ? g_uri_unescape_string(g_uri_get_password(uri),
-		                                        NULL)
-		                : NULL;
-	}
+	feed_transfer_credentials(request->url, request->username,
+	                          request->password, &fetch->username,
+	                          &fetch->password);
 	if (fetch->username != NULL)
 		fetch->auth_host = g_strdup(fetch->host);
 	return &fetch->job;
@@ -247,17 +222,6 @@ on_header(char *data, size_t size, size_t n, void *user_data);
 static size_t
 on_body(char *data, size_t size, size_t n, void *user_data);
 
-static void
-add_header(Fetch *fetch, const char *name, const char *value)
-{
-	g_autofree char *line = g_strdup_printf("%s: %s", name, value);
-
-	/* A validator with a line break could smuggle a header in. */
-	if (strpbrk(value, "\r\n") != NULL)
-		return;
-	fetch->headers = curl_slist_append(fetch->headers, line);
-}
-
 static CURL *
 fetch_start_transfer(Job *job)
 {
@@ -267,7 +231,6 @@ fetch_start_transfer(Job *job)
 	gint64 now = g_get_monotonic_time();
 	gint64 spent;
 	long left;
-	const char *ca_bundle = g_getenv("CURL_CA_BUNDLE");
 	CURL *easy;
 
 	/*
@@ -298,36 +261,14 @@ fetch_start_transfer(Job *job)
 	reset_response(fetch);
 	g_hash_table_add(fetch->visited, g_strdup(fetch->url));
 
-	easy = curl_easy_init();
+	easy = feed_transfer_new_easy(
+	        fetcher, job, fetch->url,
+	        (request->flags & FEED_FETCH_ALLOW_FILE) &&
+	                g_str_has_prefix(fetch->url, "file:"),
+	        fetch->curl_error);
 	fetch->easy = easy;
-	fetch->curl_error[0] = '\0';
-	curl_easy_setopt(easy, CURLOPT_URL, fetch->url);
-	curl_easy_setopt(easy, CURLOPT_PRIVATE, &fetch->job);
-	curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, fetch->curl_error);
-	curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR,
-	                 (request->flags & FEED_FETCH_ALLOW_FILE) &&
-	                                 g_str_has_prefix(fetch->url, "file:")
-	                         ? "file"
-	                         : "http,https");
-	curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
-	curl_easy_setopt(easy, CURLOPT_USERAGENT, USER_AGENT);
-	/*
-	 * Debian's libcurl has its CA bundle built in; like the curl tool,
-	 * libfeed lets CURL_CA_BUNDLE name another (a private CA, a test's).
-	 */
-	if (ca_bundle != NULL && *ca_bundle != '\0')
-		curl_easy_setopt(easy, CURLOPT_CAINFO, ca_bundle);
-	curl_easy_setopt(easy, CURLOPT_HTTP_VERSION,
-	                 (long)CURL_HTTP_VERSION_2TLS);
-	curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
-	curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT,
-	                 (long)fetcher->connect_timeout);
 	curl_easy_setopt(easy, CURLOPT_TIMEOUT, left);
-	curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME,
-	                 (long)fetcher->stall_timeout);
 	curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(easy, CURLOPT_HEADERDATA, fetch);
 	curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
@@ -336,10 +277,12 @@ fetch_start_transfer(Job *job)
 	fetch->headers = curl_slist_append(NULL, ACCEPT);
 	if (fetch->pages == 0 && !fetch->discovered) {
 		if (request->etag != NULL)
-			add_header(fetch, "If-None-Match", request->etag);
+			fetch->headers = feed_transfer_add_header(
+			        fetch->headers, "If-None-Match", request->etag);
 		if (request->last_modified != NULL)
-			add_header(fetch, "If-Modified-Since",
-			           request->last_modified);
+			fetch->headers = feed_transfer_add_header(
+			        fetch->headers, "If-Modified-Since",
+			        request->last_modified);
 	}
 	curl_easy_setopt(easy, CURLOPT_HTTPHEADER, fetch->headers);
 	if (fetch->auth_host != NULL &&
@@ -352,21 +295,6 @@ fetch_start_transfer(Job *job)
 	return easy;
 }
 
-/* Keeps the value of header @name in *@field when @line is that header. */
-static gboolean
-take_header(const char *line, gsize length, const char *name, char **field)
-{
-	gsize name_length = strlen(name);
-
-	if (length <= name_length || line[name_length] != ':' ||
-	    g_ascii_strncasecmp(line, name, name_length) != 0)
-		return FALSE;
-	g_free(*field);
-	*field = g_strstrip(
-	        g_strndup(line + name_length + 1, length - name_length - 1));
-	return TRUE;
-}
-
 static size_t
 on_header(char *data, size_t size, size_t n, void *user_data)
 {
@@ -375,20 +303,16 @@ on_header(char *data, size_t size, size_t n, void *user_data)
 
 	/* Each response (an interim 100 too) starts with its status line. */
 	if (length > 5 && strncmp(data, "HTTP/", 5) == 0) {
-		g_autofree char *line = g_strstrip(g_strndup(data, length));
-		g_auto(GStrv) parts = g_strsplit(line, " ", 3);
-
 		reset_response(fetch);
-		if (parts[0] != NULL && parts[1] != NULL)
-			fetch->status =
-			        (guint)g_ascii_strtoull(parts[1], NULL, 10);
-		if (parts[0] != NULL && parts[1] != NULL && parts[2] != NULL)
-			fetch->reason = g_strdup(parts[2]);
+		feed_transfer_status_line(data, length, &fetch->status,
+		                          &fetch->reason);
 		return length;
 	}
-	if (!take_header(data, length, "ETag", &fetch->etag) &&
-	    !take_header(data, length, "Last-Modified", &fetch->last_modified))
-		take_header(data, length, "Content-Type", &fetch->content_type);
+	if (!feed_transfer_take_header(data, length, "ETag", &fetch->etag) &&
+	    !feed_transfer_take_header(data, length, "Last-Modified",
+	                               &fetch->last_modified))
+		feed_transfer_take_header(data, length, "Content-Type",
+		                          &fetch->content_type);
 	return length;
 }
 
@@ -409,15 +333,6 @@ on_episode(FeedEpisode *episode, gpointer data)
 	else
 		fetch->request->episode_func(episode,
 		                             fetch->request->episode_data);
-}
-
-static gboolean
-is_html_type(const char *content_type)
-{
-	return content_type != NULL &&
-	       (g_ascii_strncasecmp(content_type, "text/html", 9) == 0 ||
-	        g_ascii_strncasecmp(content_type, "application/xhtml+xml",
-	                            21) == 0);
 }
 
 /* The first of @needles in the first bytes of @data, case-insensitively. */
@@ -459,7 +374,8 @@ body_kind(Fetch *fetch, const char *data, gsize length)
 	first = first_tag(data, length, roots);
 	if (first != NULL)
 		return strcmp(first, "<html") == 0 ? BODY_PAGE : BODY_FEED;
-	return is_html_type(fetch->content_type) ? BODY_PAGE : BODY_FEED;
+	return feed_transfer_is_html_type(fetch->content_type) ? BODY_PAGE
+	                                                       : BODY_FEED;
 }
 
 static void
@@ -603,7 +519,7 @@ follow_redirect(Fetch *fetch, guint status, const char *location)
 	g_free(fetch->url);
 	fetch->url = g_strdup(location);
 	g_free(fetch->host);
-	fetch->host = host_of(fetch->url);
+	fetch->host = feed_transfer_host_of(fetch->url);
 	return TRUE;
 }
 
@@ -644,7 +560,7 @@ follow_discovered(Fetch *fetch)
 	g_free(fetch->url);
 	fetch->url = g_strdup(links[0]);
 	g_free(fetch->host);
-	fetch->host = host_of(fetch->url);
+	fetch->host = feed_transfer_host_of(fetch->url);
 	return TRUE;
 }
 
@@ -705,7 +621,7 @@ finish_feed(Fetch *fetch)
 		g_free(fetch->url);
 		fetch->url = g_strdup(next);
 		g_free(fetch->host);
-		fetch->host = host_of(fetch->url);
+		fetch->host = feed_transfer_host_of(fetch->url);
 		if (page != fetch->channel)
 			feed_channel_unref(page);
 		return TRUE;

@@ -1,7 +1,7 @@
 /*
  * The fetcher's insides, shared by the curl-on-GLib plumbing (fetcher.c),
- * the jobs it runs (fetch.c, download.c) and the request and result
- * objects (fetch-request.c).
+ * what every transfer shares (transfer.c), the jobs it runs (fetch.c,
+ * download.c) and the request and result objects (fetch-request.c).
  */
 #ifndef FEED_FETCHER_PRIVATE_H
 #define FEED_FETCHER_PRIVATE_H
@@ -112,6 +112,62 @@ Job *
 feed_fetch_new(FeedFetcher *fetcher, const FeedFetchRequest *request,
                GCancellable *cancellable, FeedFetchFunc callback,
                gpointer user_data);
+
+/* transfer.c: what every transfer shares. */
+
+/* @url's host and port, for the per-host limit (@url itself if none). */
+G_GNUC_INTERNAL
+char *
+feed_transfer_host_of(const char *url);
+
+/*
+ * The credentials a job sends to @url's host: @username and @password
+ * (nullable), else those in @url's user info; NULL when none.
+ */
+G_GNUC_INTERNAL
+void
+feed_transfer_credentials(const char *url, const char *username,
+                          const char *password, char **user_out,
+                          char **password_out);
+
+/*
+ * An easy handle for @url with what every transfer of @fetcher shares:
+ * @job as its private pointer, the scheme (only file when @file, else
+ * http and https), no redirect followed by curl, the user agent, the CA
+ * bundle, HTTP/2, and the connect and stall timeouts. @error_buffer holds
+ * CURL_ERROR_SIZE bytes and outlives the handle.
+ */
+G_GNUC_INTERNAL
+CURL *
+feed_transfer_new_easy(FeedFetcher *fetcher, Job *job, const char *url,
+                       gboolean file, char *error_buffer);
+
+/* Appends `NAME: VALUE`, unless @value would break the line. */
+G_GNUC_INTERNAL
+struct curl_slist *
+feed_transfer_add_header(struct curl_slist *headers, const char *name,
+                         const char *value);
+
+/*
+ * When @data is a status line (each response, an interim 100 too, starts
+ * with one), reads it into @status and @reason (nullable) and returns
+ * TRUE.
+ */
+G_GNUC_INTERNAL
+gboolean
+feed_transfer_status_line(const char *data, gsize length, guint *status,
+                          char **reason);
+
+/* Keeps the value of header @name in *@field when @line is that header. */
+G_GNUC_INTERNAL
+gboolean
+feed_transfer_take_header(const char *line, gsize length, const char *name,
+                          char **field);
+
+/* Tells whether a Content-Type (nullable) names a web page. */
+G_GNUC_INTERNAL
+gboolean
+feed_transfer_is_html_type(const char *content_type);
 
 /* fetcher.c */
 
