@@ -112,6 +112,7 @@ typedef struct {
 	char *info_path; /* PATH.part.info */
 	int fd;          /* PATH.part open to write; -1 when not */
 	guint64 size;    /* bytes in PATH.part (as far as it was looked at) */
+	guint64 flushed; /* bytes handed to the disk's writeback; 0: none */
 } Partial;
 
 G_GNUC_INTERNAL

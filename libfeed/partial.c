@@ -17,6 +17,8 @@
 
 #define INFO_GROUP    "download"
 #define INFO_MAX_SIZE (64 * 1024)
+/* Bytes written between two nudges to the disk's writeback. */
+#define FLUSH_STEP (8 * 1024 * 1024)
 
 void
 feed_partial_info_clear(PartialInfo *info)
@@ -218,6 +220,7 @@ feed_partial_open(Partial *partial, guint64 keep, const PartialInfo *info,
 	}
 	partial->fd = fd;
 	partial->size = keep;
+	partial->flushed = keep;
 	/* Without its note the file is not resumed; no more. */
 	if (keep == 0 && info != NULL &&
 	    !save_info(partial->info_path, info, &info_error))
@@ -241,6 +244,20 @@ feed_partial_write(Partial *partial, const char *data, gsize length,
 		length -= (gsize)n;
 		partial->size += (guint64)n;
 	}
+	/*
+	 * The commit waits for the disk (fdatasync): start the writeback as
+	 * the bytes come, without waiting for it, so that little is left to
+	 * wait for then. On a slow SD card, a whole episode's worth would
+	 * hold up the main loop for seconds.
+	 */
+#ifdef SYNC_FILE_RANGE_WRITE
+	if (partial->size - partial->flushed >= FLUSH_STEP) {
+		sync_file_range(partial->fd, (off_t)partial->flushed,
+		                (off_t)(partial->size - partial->flushed),
+		                SYNC_FILE_RANGE_WRITE);
+		partial->flushed = partial->size;
+	}
+#endif
 	return TRUE;
 }
 
