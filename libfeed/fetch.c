@@ -13,7 +13,6 @@
 #include <xxhash.h>
 
 #define DEFAULT_MAX_PAGES 10
-#define USER_AGENT        "libfeed/" FEED_VERSION
 #define ACCEPT                                                                 \
 	"Accept: application/rss+xml, application/atom+xml, "                  \
 	"application/rdf+xml;q=0.9, application/xml;q=0.9, text/xml;q=0.9, "   \
@@ -26,17 +25,16 @@ typedef enum {
 	BODY_SKIP, /* an error page or a redirect's: counted, not read */
 } BodyKind;
 
+typedef struct Fetch Fetch;
+
 struct Fetch {
-	FeedFetcher *fetcher;
+	Job job; /* first: the fetcher sees a Job */
 	FeedFetchRequest *request;
 	FeedFetchFunc callback;
 	gpointer user_data;
 	FeedFetchResult *result;
 	gint64 started; /* monotonic microseconds */
 	gint64 begun;   /* its first transfer's start, the same; 0: not yet */
-	GCancellable *cancellable;
-	gulong cancel_handler; /* 0 when not connected */
-	GSource *cancel_idle;  /* pending cancellation, or NULL */
 
 	char *url;           /* of the transfer under way or next */
 	char *host;          /* url's host and port, for the per-host limit */
@@ -72,36 +70,23 @@ struct Fetch {
 	GHashTable *guids;    /* across pages, to merge them; or NULL */
 };
 
-static char *
-host_of(const char *url)
-{
-	g_autoptr(GUri) uri = g_uri_parse(url, G_URI_FLAGS_ENCODED, NULL);
-	const char *host = uri != NULL ? g_uri_get_host(uri) : NULL;
+static const JobClass fetch_class;
 
-	if (host == NULL)
-		return g_strdup(url);
-	return g_strdup_printf("%s:%d", host, g_uri_get_port(uri));
-}
-
-static void
-on_cancelled(GCancellable *cancellable, gpointer data);
-
-Fetch *
+Job *
 feed_fetch_new(FeedFetcher *fetcher, const FeedFetchRequest *request,
                GCancellable *cancellable, FeedFetchFunc callback,
                gpointer user_data)
 {
 	Fetch *fetch = g_new0(Fetch, 1);
-	g_autoptr(GUri) uri = NULL;
 
-	fetch->fetcher = fetcher;
+	feed_job_init(&fetch->job, &fetch_class, fetcher, cancellable);
 	fetch->request = feed_fetch_request_copy(request);
 	fetch->callback = callback;
 	fetch->user_data = user_data;
 	fetch->result = feed_fetch_result_new(request->url);
 	fetch->started = g_get_monotonic_time();
 	fetch->url = g_strdup(request->url);
-	fetch->host = host_of(fetch->url);
+	fetch->host = feed_transfer_host_of(fetch->url);
 	fetch->visited =
 	        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	fetch->first = TRUE;
@@ -112,30 +97,12 @@ feed_fetch_new(FeedFetcher *fetcher, const FeedFetchRequest *request,
 		fetch->guids = g_hash_table_new_full(g_str_hash, g_str_equal,
 		                                     g_free, NULL);
 
-	/* Credentials in the URL count as given for its host alone. */
-	uri = g_uri_parse(request->url,
-	                  G_URI_FLAGS_HAS_PASSWORD | G_URI_FLAGS_ENCODED, NULL);
-	fetch->username = g_strdup(request->username);
-	fetch->password = g_strdup(request->password);
-	if (fetch->username == NULL && uri != NULL &&
-	    g_uri_get_user(uri) != NULL) {
-		fetch->username =
-		        g_uri_unescape_string(g_uri_get_user(uri), NULL);
-		fetch->password =
-		        g_uri_get_password(uri) != NULL
-		                ? g_uri_unescape_string(g_uri_get_password(uri),
-		                                        NULL)
-		                : NULL;
-	}
+	feed_transfer_credentials(request->url, request->username,
+	                          request->password, &fetch->username,
+	                          &fetch->password);
 	if (fetch->username != NULL)
 		fetch->auth_host = g_strdup(fetch->host);
-
-	if (cancellable != NULL) {
-		fetch->cancellable = g_object_ref(cancellable);
-		fetch->cancel_handler = g_cancellable_connect(
-		        cancellable, G_CALLBACK(on_cancelled), fetch, NULL);
-	}
-	return fetch;
+	return &fetch->job;
 }
 
 static void
@@ -161,19 +128,10 @@ end_transfer(Fetch *fetch)
 	g_clear_pointer(&fetch->headers, curl_slist_free_all);
 }
 
-void
-feed_fetch_free(Fetch *fetch)
+static void
+fetch_free(Fetch *fetch)
 {
-	if (fetch == NULL)
-		return;
-	if (fetch->cancel_handler != 0)
-		g_cancellable_disconnect(fetch->cancellable,
-		                         fetch->cancel_handler);
-	if (fetch->cancel_idle != NULL) {
-		g_source_destroy(fetch->cancel_idle);
-		g_source_unref(fetch->cancel_idle);
-	}
-	g_clear_object(&fetch->cancellable);
+	feed_job_clear(&fetch->job);
 	end_transfer(fetch);
 	reset_response(fetch);
 	feed_fetch_request_free(fetch->request);
@@ -192,15 +150,19 @@ feed_fetch_free(Fetch *fetch)
 	g_free(fetch);
 }
 
-const char *
-feed_fetch_get_host(const Fetch *fetch)
+static const char *
+fetch_get_host(const Job *job)
 {
+	const Fetch *fetch = (const Fetch *)job;
+
 	return fetch->host;
 }
 
-CURL *
-feed_fetch_get_easy(const Fetch *fetch)
+static CURL *
+fetch_get_easy(const Job *job)
 {
+	const Fetch *fetch = (const Fetch *)job;
+
 	return fetch->easy;
 }
 
@@ -211,14 +173,20 @@ complete(Fetch *fetch, GError *error)
 	fetch->result->elapsed = g_get_monotonic_time() - fetch->started;
 	fetch->callback(fetch->result, error, fetch->user_data);
 	g_clear_error(&error);
-	feed_fetch_free(fetch);
+	fetch_free(fetch);
 }
 
-void
-feed_fetch_fail(Fetch *fetch, GError *error)
+static void
+fetch_fail(Fetch *fetch, GError *error)
 {
 	end_transfer(fetch);
 	complete(fetch, error);
+}
+
+static void
+fetch_job_fail(Job *job, GError *error)
+{
+	fetch_fail((Fetch *)job, error);
 }
 
 static G_GNUC_PRINTF(3, 4) void fail(Fetch *fetch, FeedError code,
@@ -230,37 +198,8 @@ static G_GNUC_PRINTF(3, 4) void fail(Fetch *fetch, FeedError code,
 	va_start(args, format);
 	message = g_strdup_vprintf(format, args);
 	va_end(args);
-	feed_fetch_fail(fetch, g_error_new(FEED_ERROR, code, "%s: %s",
-	                                   fetch->request->url, message));
-}
-
-/*
- * Cancellation may come from any thread, and from inside the caller's own
- * code: the fetch ends from its fetcher's context, outside curl.
- */
-static gboolean
-cancel_now(gpointer data)
-{
-	Fetch *fetch = data;
-
-	g_clear_pointer(&fetch->cancel_idle, g_source_unref);
-	feed_fetcher_cancel(fetch->fetcher, fetch);
-	return G_SOURCE_REMOVE;
-}
-
-static void
-on_cancelled(GCancellable *cancellable, gpointer data)
-{
-	Fetch *fetch = data;
-	GSource *idle = g_idle_source_new();
-
-	g_source_set_callback(idle, cancel_now, fetch, NULL);
-	if (fetch->cancel_idle == NULL) {
-		fetch->cancel_idle = idle;
-		g_source_attach(idle, fetch->fetcher->context);
-	} else {
-		g_source_unref(idle);
-	}
+	fetch_fail(fetch, g_error_new(FEED_ERROR, code, "%s: %s",
+	                              fetch->request->url, message));
 }
 
 static gboolean
@@ -283,26 +222,15 @@ on_header(char *data, size_t size, size_t n, void *user_data);
 static size_t
 on_body(char *data, size_t size, size_t n, void *user_data);
 
-static void
-add_header(Fetch *fetch, const char *name, const char *value)
+static CURL *
+fetch_start_transfer(Job *job)
 {
-	g_autofree char *line = g_strdup_printf("%s: %s", name, value);
-
-	/* A validator with a line break could smuggle a header in. */
-	if (strpbrk(value, "\r\n") != NULL)
-		return;
-	fetch->headers = curl_slist_append(fetch->headers, line);
-}
-
-CURL *
-feed_fetch_start_transfer(Fetch *fetch)
-{
-	FeedFetcher *fetcher = fetch->fetcher;
+	Fetch *fetch = (Fetch *)job;
+	FeedFetcher *fetcher = fetch->job.fetcher;
 	const FeedFetchRequest *request = fetch->request;
 	gint64 now = g_get_monotonic_time();
 	gint64 spent;
 	long left;
-	const char *ca_bundle = g_getenv("CURL_CA_BUNDLE");
 	CURL *easy;
 
 	/*
@@ -333,36 +261,14 @@ feed_fetch_start_transfer(Fetch *fetch)
 	reset_response(fetch);
 	g_hash_table_add(fetch->visited, g_strdup(fetch->url));
 
-	easy = curl_easy_init();
+	easy = feed_transfer_new_easy(
+	        fetcher, job, fetch->url,
+	        (request->flags & FEED_FETCH_ALLOW_FILE) &&
+	                g_str_has_prefix(fetch->url, "file:"),
+	        fetch->curl_error);
 	fetch->easy = easy;
-	fetch->curl_error[0] = '\0';
-	curl_easy_setopt(easy, CURLOPT_URL, fetch->url);
-	curl_easy_setopt(easy, CURLOPT_PRIVATE, fetch);
-	curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, fetch->curl_error);
-	curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR,
-	                 (request->flags & FEED_FETCH_ALLOW_FILE) &&
-	                                 g_str_has_prefix(fetch->url, "file:")
-	                         ? "file"
-	                         : "http,https");
-	curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
-	curl_easy_setopt(easy, CURLOPT_USERAGENT, USER_AGENT);
-	/*
-	 * Debian's libcurl has its CA bundle built in; like the curl tool,
-	 * libfeed lets CURL_CA_BUNDLE name another (a private CA, a test's).
-	 */
-	if (ca_bundle != NULL && *ca_bundle != '\0')
-		curl_easy_setopt(easy, CURLOPT_CAINFO, ca_bundle);
-	curl_easy_setopt(easy, CURLOPT_HTTP_VERSION,
-	                 (long)CURL_HTTP_VERSION_2TLS);
-	curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
-	curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT,
-	                 (long)fetcher->connect_timeout);
 	curl_easy_setopt(easy, CURLOPT_TIMEOUT, left);
-	curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME,
-	                 (long)fetcher->stall_timeout);
 	curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(easy, CURLOPT_HEADERDATA, fetch);
 	curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
@@ -371,10 +277,12 @@ feed_fetch_start_transfer(Fetch *fetch)
 	fetch->headers = curl_slist_append(NULL, ACCEPT);
 	if (fetch->pages == 0 && !fetch->discovered) {
 		if (request->etag != NULL)
-			add_header(fetch, "If-None-Match", request->etag);
+			fetch->headers = feed_transfer_add_header(
+			        fetch->headers, "If-None-Match", request->etag);
 		if (request->last_modified != NULL)
-			add_header(fetch, "If-Modified-Since",
-			           request->last_modified);
+			fetch->headers = feed_transfer_add_header(
+			        fetch->headers, "If-Modified-Since",
+			        request->last_modified);
 	}
 	curl_easy_setopt(easy, CURLOPT_HTTPHEADER, fetch->headers);
 	if (fetch->auth_host != NULL &&
@@ -387,21 +295,6 @@ feed_fetch_start_transfer(Fetch *fetch)
 	return easy;
 }
 
-/* Keeps the value of header @name in *@field when @line is that header. */
-static gboolean
-take_header(const char *line, gsize length, const char *name, char **field)
-{
-	gsize name_length = strlen(name);
-
-	if (length <= name_length || line[name_length] != ':' ||
-	    g_ascii_strncasecmp(line, name, name_length) != 0)
-		return FALSE;
-	g_free(*field);
-	*field = g_strstrip(
-	        g_strndup(line + name_length + 1, length - name_length - 1));
-	return TRUE;
-}
-
 static size_t
 on_header(char *data, size_t size, size_t n, void *user_data)
 {
@@ -410,20 +303,16 @@ on_header(char *data, size_t size, size_t n, void *user_data)
 
 	/* Each response (an interim 100 too) starts with its status line. */
 	if (length > 5 && strncmp(data, "HTTP/", 5) == 0) {
-		g_autofree char *line = g_strstrip(g_strndup(data, length));
-		g_auto(GStrv) parts = g_strsplit(line, " ", 3);
-
 		reset_response(fetch);
-		if (parts[0] != NULL && parts[1] != NULL)
-			fetch->status =
-			        (guint)g_ascii_strtoull(parts[1], NULL, 10);
-		if (parts[0] != NULL && parts[1] != NULL && parts[2] != NULL)
-			fetch->reason = g_strdup(parts[2]);
+		feed_transfer_status_line(data, length, &fetch->status,
+		                          &fetch->reason);
 		return length;
 	}
-	if (!take_header(data, length, "ETag", &fetch->etag) &&
-	    !take_header(data, length, "Last-Modified", &fetch->last_modified))
-		take_header(data, length, "Content-Type", &fetch->content_type);
+	if (!feed_transfer_take_header(data, length, "ETag", &fetch->etag) &&
+	    !feed_transfer_take_header(data, length, "Last-Modified",
+	                               &fetch->last_modified))
+		feed_transfer_take_header(data, length, "Content-Type",
+		                          &fetch->content_type);
 	return length;
 }
 
@@ -444,15 +333,6 @@ on_episode(FeedEpisode *episode, gpointer data)
 	else
 		fetch->request->episode_func(episode,
 		                             fetch->request->episode_data);
-}
-
-static gboolean
-is_html_type(const char *content_type)
-{
-	return content_type != NULL &&
-	       (g_ascii_strncasecmp(content_type, "text/html", 9) == 0 ||
-	        g_ascii_strncasecmp(content_type, "application/xhtml+xml",
-	                            21) == 0);
 }
 
 /* The first of @needles in the first bytes of @data, case-insensitively. */
@@ -494,7 +374,8 @@ body_kind(Fetch *fetch, const char *data, gsize length)
 	first = first_tag(data, length, roots);
 	if (first != NULL)
 		return strcmp(first, "<html") == 0 ? BODY_PAGE : BODY_FEED;
-	return is_html_type(fetch->content_type) ? BODY_PAGE : BODY_FEED;
+	return feed_transfer_is_html_type(fetch->content_type) ? BODY_PAGE
+	                                                       : BODY_FEED;
 }
 
 static void
@@ -517,7 +398,7 @@ copy_body(Fetch *fetch, const char *data, gsize length)
 	    result->body_stream_error != NULL)
 		return;
 	if (!g_output_stream_write_all(fetch->request->body_stream, data,
-	                               length, NULL, fetch->cancellable,
+	                               length, NULL, fetch->job.cancellable,
 	                               &error))
 		result->body_stream_error = error;
 }
@@ -535,7 +416,7 @@ on_body(char *data, size_t size, size_t n, void *user_data)
 			fetch->parser =
 			        feed_parser_new(fetch->url, on_episode, fetch);
 			feed_parser_set_max_size(fetch->parser,
-			                         fetch->fetcher->max_size);
+			                         fetch->job.fetcher->max_size);
 		} else if (fetch->body == BODY_PAGE) {
 			fetch->discover = feed_discover_new(fetch->url);
 		}
@@ -549,9 +430,9 @@ on_body(char *data, size_t size, size_t n, void *user_data)
 	}
 	/* The cap counts decompressed bytes: a gzip bomb stops here. */
 	fetch->body_bytes += length;
-	if (fetch->body_bytes > fetch->fetcher->max_size) {
+	if (fetch->body_bytes > fetch->job.fetcher->max_size) {
 		g_autofree char *cap = g_format_size_full(
-		        fetch->fetcher->max_size, G_FORMAT_SIZE_IEC_UNITS);
+		        fetch->job.fetcher->max_size, G_FORMAT_SIZE_IEC_UNITS);
 
 		refuse_body(fetch, g_error_new(FEED_ERROR, FEED_ERROR_TOO_LARGE,
 		                               "%s: the feed is larger than "
@@ -623,9 +504,9 @@ follow_redirect(Fetch *fetch, guint status, const char *location)
 		     "HTTP %u redirect without a Location", status);
 		return FALSE;
 	}
-	if (++fetch->redirects > fetch->fetcher->max_redirects) {
+	if (++fetch->redirects > fetch->job.fetcher->max_redirects) {
 		fail(fetch, FEED_ERROR_REDIRECT, "more than %u redirects",
-		     fetch->fetcher->max_redirects);
+		     fetch->job.fetcher->max_redirects);
 		return FALSE;
 	}
 	if (g_hash_table_contains(fetch->visited, location)) {
@@ -638,7 +519,7 @@ follow_redirect(Fetch *fetch, guint status, const char *location)
 	g_free(fetch->url);
 	fetch->url = g_strdup(location);
 	g_free(fetch->host);
-	fetch->host = host_of(fetch->url);
+	fetch->host = feed_transfer_host_of(fetch->url);
 	return TRUE;
 }
 
@@ -679,7 +560,7 @@ follow_discovered(Fetch *fetch)
 	g_free(fetch->url);
 	fetch->url = g_strdup(links[0]);
 	g_free(fetch->host);
-	fetch->host = host_of(fetch->url);
+	fetch->host = feed_transfer_host_of(fetch->url);
 	return TRUE;
 }
 
@@ -716,7 +597,7 @@ finish_feed(Fetch *fetch)
 	page = feed_parser_finish(fetch->parser, &error);
 	if (page == NULL) {
 		g_prefix_error(&error, "%s: ", request->url);
-		feed_fetch_fail(fetch, g_steal_pointer(&error));
+		fetch_fail(fetch, g_steal_pointer(&error));
 		return FALSE;
 	}
 	if (fetch->channel == NULL) {
@@ -740,7 +621,7 @@ finish_feed(Fetch *fetch)
 		g_free(fetch->url);
 		fetch->url = g_strdup(next);
 		g_free(fetch->host);
-		fetch->host = host_of(fetch->url);
+		fetch->host = feed_transfer_host_of(fetch->url);
 		if (page != fetch->channel)
 			feed_channel_unref(page);
 		return TRUE;
@@ -751,9 +632,10 @@ finish_feed(Fetch *fetch)
 	return FALSE;
 }
 
-gboolean
-feed_fetch_transfer_done(Fetch *fetch, CURLcode code)
+static gboolean
+fetch_transfer_done(Job *job, CURLcode code)
 {
+	Fetch *fetch = (Fetch *)job;
 	FeedFetchResult *result = fetch->result;
 	g_autofree char *location = NULL;
 	const char *redirect = NULL;
@@ -768,7 +650,7 @@ feed_fetch_transfer_done(Fetch *fetch, CURLcode code)
 	result->http_status = (guint)status;
 
 	if (fetch->body_error != NULL) {
-		feed_fetch_fail(fetch, g_steal_pointer(&fetch->body_error));
+		fetch_fail(fetch, g_steal_pointer(&fetch->body_error));
 		return FALSE;
 	}
 	if (code != CURLE_OK) {
@@ -815,3 +697,12 @@ feed_fetch_transfer_done(Fetch *fetch, CURLcode code)
 		return follow_discovered(fetch);
 	return finish_feed(fetch);
 }
+
+static const JobClass fetch_class = {
+	.get_host = fetch_get_host,
+	.start_transfer = fetch_start_transfer,
+	.get_easy = fetch_get_easy,
+	.transfer_done = fetch_transfer_done,
+	.fail = fetch_job_fail,
+	.cancelled_message = "the fetch was cancelled",
+};

@@ -1,7 +1,7 @@
 /*
  * The fetcher's insides, shared by the curl-on-GLib plumbing (fetcher.c),
- * the life of one fetch (fetch.c) and the request and result objects
- * (fetch-request.c).
+ * what every transfer shares (transfer.c), the jobs it runs (fetch.c,
+ * download.c) and the request and result objects (fetch-request.c).
  */
 #ifndef FEED_FETCHER_PRIVATE_H
 #define FEED_FETCHER_PRIVATE_H
@@ -43,16 +43,51 @@ struct FeedFetchResult {
 	GError *body_stream_error;
 };
 
-typedef struct Fetch Fetch;
+/*
+ * What the fetcher queues and runs: a fetch of a feed (fetch.c) or a
+ * download (download.c). Each runs its transfers one after another
+ * (redirects, pages, resumed downloads) and calls back once at its end.
+ */
+typedef struct Job Job;
+
+/* What a kind of job does when the fetcher calls on it. */
+typedef struct {
+	/* The host that counts against the per-host limit for the next
+	 * transfer. */
+	const char *(*get_host)(const Job *job);
+	/* Makes the easy handle of the job's next transfer; NULL when the
+	 * job ended instead (and called back). */
+	CURL *(*start_transfer)(Job *job);
+	/* The easy handle of the transfer under way, or NULL. */
+	CURL *(*get_easy)(const Job *job);
+	/* Called when the transfer ended with @code. Returns TRUE when the
+	 * job goes on with another transfer, FALSE when it has finished and
+	 * called back. */
+	gboolean (*transfer_done)(Job *job, CURLcode code);
+	/* Ends the job with @error (taken), calls back and frees it. Its
+	 * easy handle must be out of the multi handle already. */
+	void (*fail)(Job *job, GError *error);
+	/* The message of the error a cancelled job ends with. */
+	const char *cancelled_message;
+} JobClass;
+
+/* The first member of each kind of job. */
+struct Job {
+	const JobClass *klass;
+	FeedFetcher *fetcher;
+	GCancellable *cancellable; /* NULL when none */
+	gulong cancel_handler;     /* 0 when not connected */
+	GSource *cancel_idle;      /* pending cancellation, or NULL */
+};
 
 struct FeedFetcher {
 	GMainContext *context;
 	CURLM *multi;
 	GSource *timer;       /* curl's timeout, NULL when none is due */
-	GQueue waiting;       /* of Fetch, not yet started */
-	GHashTable *running;  /* Fetch -> itself, transfers under way */
+	GQueue waiting;       /* of Job, not yet started */
+	GHashTable *running;  /* Job -> itself, transfers under way */
 	GHashTable *per_host; /* host -> GUINT_TO_POINTER(transfers) */
-	/* host -> GUINT_TO_POINTER(fetches in @waiting); absent means none */
+	/* host -> GUINT_TO_POINTER(jobs in @waiting); absent means none */
 	GHashTable *waiting_hosts;
 	guint max_transfers;
 	guint max_per_host;
@@ -73,53 +108,89 @@ feed_fetch_result_new(const char *url);
 
 /* fetch.c: one fetch, from its first transfer to its callback. */
 G_GNUC_INTERNAL
-Fetch *
+Job *
 feed_fetch_new(FeedFetcher *fetcher, const FeedFetchRequest *request,
                GCancellable *cancellable, FeedFetchFunc callback,
                gpointer user_data);
 
-/* The host that counts against the per-host limit for the next transfer. */
+/* transfer.c: what every transfer shares. */
+
+/* @url's host and port, for the per-host limit (@url itself if none). */
 G_GNUC_INTERNAL
-const char *
-feed_fetch_get_host(const Fetch *fetch);
+char *
+feed_transfer_host_of(const char *url);
 
 /*
- * Makes the easy handle of the fetch's next transfer; NULL when the fetch
- * ended instead (and called back).
+ * The credentials a job sends to @url's host: @username and @password
+ * (nullable), else those in @url's user info; NULL when none.
+ */
+G_GNUC_INTERNAL
+void
+feed_transfer_credentials(const char *url, const char *username,
+                          const char *password, char **user_out,
+                          char **password_out);
+
+/*
+ * An easy handle for @url with what every transfer of @fetcher shares:
+ * @job as its private pointer, the scheme (only file when @file, else
+ * http and https), no redirect followed by curl, the user agent, the CA
+ * bundle, HTTP/2, and the connect and stall timeouts. @error_buffer holds
+ * CURL_ERROR_SIZE bytes and outlives the handle.
  */
 G_GNUC_INTERNAL
 CURL *
-feed_fetch_start_transfer(Fetch *fetch);
+feed_transfer_new_easy(FeedFetcher *fetcher, Job *job, const char *url,
+                       gboolean file, char *error_buffer);
 
-/* The easy handle of the transfer under way, or NULL. */
+/* Appends `NAME: VALUE`, unless @value would break the line. */
 G_GNUC_INTERNAL
-CURL *
-feed_fetch_get_easy(const Fetch *fetch);
+struct curl_slist *
+feed_transfer_add_header(struct curl_slist *headers, const char *name,
+                         const char *value);
 
 /*
- * Called when the transfer of @easy ended with @code. Returns TRUE when the
- * fetch goes on with another transfer (redirect, discovered feed, next
- * page), FALSE when it has finished and called back.
+ * When @data is a status line (each response, an interim 100 too, starts
+ * with one), reads it into @status and @reason (nullable) and returns
+ * TRUE.
  */
 G_GNUC_INTERNAL
 gboolean
-feed_fetch_transfer_done(Fetch *fetch, CURLcode code);
+feed_transfer_status_line(const char *data, gsize length, guint *status,
+                          char **reason);
+
+/* Keeps the value of header @name in *@field when @line is that header. */
+G_GNUC_INTERNAL
+gboolean
+feed_transfer_take_header(const char *line, gsize length, const char *name,
+                          char **field);
+
+/* Tells whether a Content-Type (nullable) names a web page. */
+G_GNUC_INTERNAL
+gboolean
+feed_transfer_is_html_type(const char *content_type);
+
+/* fetcher.c */
 
 /*
- * Ends the fetch with @error (taken), calls back and frees it. Its easy
- * handle must be out of the multi handle already.
+ * Fills in the fetcher's part of a new job and follows @cancellable
+ * (nullable): cancelling it ends the job from the fetcher's context.
  */
 G_GNUC_INTERNAL
 void
-feed_fetch_fail(Fetch *fetch, GError *error);
+feed_job_init(Job *job, const JobClass *klass, FeedFetcher *fetcher,
+              GCancellable *cancellable);
 
+/* Stops following the job's cancellable; for the job's free function. */
 G_GNUC_INTERNAL
 void
-feed_fetch_free(Fetch *fetch);
+feed_job_clear(Job *job);
 
-/* fetcher.c */
+/*
+ * Queues @job (taken) to run when the limits allow; it starts from the
+ * fetcher's context, never inside this call.
+ */
 G_GNUC_INTERNAL
 void
-feed_fetcher_cancel(FeedFetcher *fetcher, Fetch *fetch);
+feed_fetcher_add_job(FeedFetcher *fetcher, Job *job);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * libcurl's multi interface on a GLib main context: curl says which
  * sockets to watch and when to wake it, and GSources do the watching. No
- * thread per transfer and no polling loop. Fetches beyond the limits wait
+ * thread per transfer and no polling loop. Jobs beyond the limits wait
  * in a queue here rather than inside curl, where their timeouts would run.
  */
 #include "fetcher-private.h"
@@ -48,29 +48,29 @@ host_add(FeedFetcher *fetcher, const char *host, int delta)
 	count_add(fetcher->per_host, host, delta);
 }
 
-/* Hands the fetch's next transfer to curl; FALSE when it ended instead. */
+/* Hands the job's next transfer to curl; FALSE when it ended instead. */
 static gboolean
-add_transfer(FeedFetcher *fetcher, Fetch *fetch)
+add_transfer(FeedFetcher *fetcher, Job *job)
 {
-	CURL *easy = feed_fetch_start_transfer(fetch);
+	CURL *easy = job->klass->start_transfer(job);
 
 	if (easy == NULL)
 		return FALSE;
-	host_add(fetcher, feed_fetch_get_host(fetch), 1);
-	g_hash_table_add(fetcher->running, fetch);
+	host_add(fetcher, job->klass->get_host(job), 1);
+	g_hash_table_add(fetcher->running, job);
 	curl_multi_add_handle(fetcher->multi, easy);
 	return TRUE;
 }
 
 static void
-remove_transfer(FeedFetcher *fetcher, Fetch *fetch, CURL *easy)
+remove_transfer(FeedFetcher *fetcher, Job *job, CURL *easy)
 {
 	curl_multi_remove_handle(fetcher->multi, easy);
-	g_hash_table_remove(fetcher->running, fetch);
-	host_add(fetcher, feed_fetch_get_host(fetch), -1);
+	g_hash_table_remove(fetcher->running, job);
+	host_add(fetcher, job->klass->get_host(job), -1);
 }
 
-/* Collects what curl finished, then lets waiting fetches in. */
+/* Collects what curl finished, then lets waiting jobs in. */
 static void
 read_messages(FeedFetcher *fetcher)
 {
@@ -78,16 +78,19 @@ read_messages(FeedFetcher *fetcher)
 	int left;
 
 	while ((message = curl_multi_info_read(fetcher->multi, &left))) {
-		Fetch *fetch = NULL;
+		Job *job = NULL;
 		CURL *easy = message->easy_handle;
 
 		if (message->msg != CURLMSG_DONE)
 			continue;
-		curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&fetch);
-		remove_transfer(fetcher, fetch, easy);
-		/* A redirect, a discovered feed or the next page goes on. */
-		if (feed_fetch_transfer_done(fetch, message->data.result))
-			add_transfer(fetcher, fetch);
+		curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&job);
+		remove_transfer(fetcher, job, easy);
+		/*
+		 * A redirect, a discovered feed, the next page or a resumed
+		 * download goes on.
+		 */
+		if (job->klass->transfer_done(job, message->data.result))
+			add_transfer(fetcher, job);
 	}
 	start_waiting(fetcher);
 }
@@ -206,29 +209,30 @@ feed_fetcher_new(GMainContext *context)
 	return fetcher;
 }
 
-static GError *
-cancelled_error(void)
+static void
+fail_cancelled(Job *job)
 {
-	return g_error_new_literal(G_IO_ERROR, G_IO_ERROR_CANCELLED,
-	                           "the fetch was cancelled");
+	job->klass->fail(job,
+	                 g_error_new_literal(G_IO_ERROR, G_IO_ERROR_CANCELLED,
+	                                     job->klass->cancelled_message));
 }
 
 void
 feed_fetcher_free(FeedFetcher *fetcher)
 {
-	Fetch *fetch;
+	Job *job;
 	GHashTableIter iter;
 
 	if (fetcher == NULL)
 		return;
-	while ((fetch = g_queue_pop_head(&fetcher->waiting)) != NULL)
-		feed_fetch_fail(fetch, cancelled_error());
+	while ((job = g_queue_pop_head(&fetcher->waiting)) != NULL)
+		fail_cancelled(job);
 	g_hash_table_iter_init(&iter, fetcher->running);
-	while (g_hash_table_iter_next(&iter, (gpointer *)&fetch, NULL)) {
+	while (g_hash_table_iter_next(&iter, (gpointer *)&job, NULL)) {
 		g_hash_table_iter_steal(&iter);
 		curl_multi_remove_handle(fetcher->multi,
-		                         feed_fetch_get_easy(fetch));
-		feed_fetch_fail(fetch, cancelled_error());
+		                         job->klass->get_easy(job));
+		fail_cancelled(job);
 	}
 	if (fetcher->timer != NULL) {
 		g_source_destroy(fetcher->timer);
@@ -288,7 +292,7 @@ feed_fetcher_set_max_redirects(FeedFetcher *fetcher, guint max_redirects)
 }
 
 /*
- * Starts waiting fetches while there is room, oldest first. The walk ends
+ * Starts waiting jobs while there is room, oldest first. The walk ends
  * once every host with fetches waiting is seen full: with thousands of
  * feeds on one host, each finished transfer would otherwise walk the
  * whole queue, and importing 10,000 feeds took a quarter of a minute.
@@ -301,14 +305,14 @@ start_waiting(FeedFetcher *fetcher)
 
 	while (link != NULL &&
 	       g_hash_table_size(fetcher->running) < fetcher->max_transfers) {
-		Fetch *fetch = link->data;
-		const char *host = feed_fetch_get_host(fetch);
+		Job *job = link->data;
+		const char *host = job->klass->get_host(job);
 		GList *next = link->next;
 
 		if (host_count(fetcher, host) < fetcher->max_per_host) {
 			g_queue_delete_link(&fetcher->waiting, link);
 			count_add(fetcher->waiting_hosts, host, -1);
-			add_transfer(fetcher, fetch);
+			add_transfer(fetcher, job);
 		} else {
 			g_hash_table_add(full, (gpointer)host);
 			if (g_hash_table_size(full) ==
@@ -328,21 +332,12 @@ on_start(gpointer data)
 }
 
 void
-feed_fetcher_fetch(FeedFetcher *fetcher, const FeedFetchRequest *request,
-                   GCancellable *cancellable, FeedFetchFunc callback,
-                   gpointer user_data)
+feed_fetcher_add_job(FeedFetcher *fetcher, Job *job)
 {
 	GSource *idle;
-	Fetch *fetch;
 
-	g_return_if_fail(fetcher != NULL);
-	g_return_if_fail(request != NULL);
-	g_return_if_fail(callback != NULL);
-
-	fetch = feed_fetch_new(fetcher, request, cancellable, callback,
-	                       user_data);
-	g_queue_push_tail(&fetcher->waiting, fetch);
-	count_add(fetcher->waiting_hosts, feed_fetch_get_host(fetch), 1);
+	g_queue_push_tail(&fetcher->waiting, job);
+	count_add(fetcher->waiting_hosts, job->klass->get_host(job), 1);
 	idle = g_idle_source_new();
 	g_source_set_callback(idle, on_start, fetcher, NULL);
 	g_source_attach(idle, fetcher->context);
@@ -350,19 +345,88 @@ feed_fetcher_fetch(FeedFetcher *fetcher, const FeedFetchRequest *request,
 }
 
 void
-feed_fetcher_cancel(FeedFetcher *fetcher, Fetch *fetch)
+feed_fetcher_fetch(FeedFetcher *fetcher, const FeedFetchRequest *request,
+                   GCancellable *cancellable, FeedFetchFunc callback,
+                   gpointer user_data)
 {
-	if (g_queue_remove(&fetcher->waiting, fetch)) {
-		count_add(fetcher->waiting_hosts, feed_fetch_get_host(fetch),
+	g_return_if_fail(fetcher != NULL);
+	g_return_if_fail(request != NULL);
+	g_return_if_fail(callback != NULL);
+
+	feed_fetcher_add_job(fetcher,
+	                     feed_fetch_new(fetcher, request, cancellable,
+	                                    callback, user_data));
+}
+
+static void
+cancel_job(FeedFetcher *fetcher, Job *job)
+{
+	if (g_queue_remove(&fetcher->waiting, job)) {
+		count_add(fetcher->waiting_hosts, job->klass->get_host(job),
 		          -1);
-		feed_fetch_fail(fetch, cancelled_error());
+		fail_cancelled(job);
 		return;
 	}
-	if (g_hash_table_contains(fetcher->running, fetch)) {
-		remove_transfer(fetcher, fetch, feed_fetch_get_easy(fetch));
-		feed_fetch_fail(fetch, cancelled_error());
+	if (g_hash_table_contains(fetcher->running, job)) {
+		remove_transfer(fetcher, job, job->klass->get_easy(job));
+		fail_cancelled(job);
 		start_waiting(fetcher);
 	}
+}
+
+/*
+ * Cancellation may come from any thread, and from inside the caller's own
+ * code: the job ends from its fetcher's context, outside curl.
+ */
+static gboolean
+cancel_now(gpointer data)
+{
+	Job *job = data;
+
+	g_clear_pointer(&job->cancel_idle, g_source_unref);
+	cancel_job(job->fetcher, job);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+on_cancelled(GCancellable *cancellable, gpointer data)
+{
+	Job *job = data;
+	GSource *idle = g_idle_source_new();
+
+	g_source_set_callback(idle, cancel_now, job, NULL);
+	if (job->cancel_idle == NULL) {
+		job->cancel_idle = idle;
+		g_source_attach(idle, job->fetcher->context);
+	} else {
+		g_source_unref(idle);
+	}
+}
+
+void
+feed_job_init(Job *job, const JobClass *klass, FeedFetcher *fetcher,
+              GCancellable *cancellable)
+{
+	job->klass = klass;
+	job->fetcher = fetcher;
+	if (cancellable != NULL) {
+		job->cancellable = g_object_ref(cancellable);
+		job->cancel_handler = g_cancellable_connect(
+		        cancellable, G_CALLBACK(on_cancelled), job, NULL);
+	}
+}
+
+void
+feed_job_clear(Job *job)
+{
+	if (job->cancel_handler != 0)
+		g_cancellable_disconnect(job->cancellable, job->cancel_handler);
+	job->cancel_handler = 0;
+	if (job->cancel_idle != NULL) {
+		g_source_destroy(job->cancel_idle);
+		g_clear_pointer(&job->cancel_idle, g_source_unref);
+	}
+	g_clear_object(&job->cancellable);
 }
 
 typedef struct {

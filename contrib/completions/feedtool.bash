@@ -31,8 +31,8 @@ _feedtool()
 	fi
 
 	if ((COMP_CWORD == 1)); then
-		COMPREPLY=($(compgen -W 'parse refresh playlist opml --help
-			--version' -- "$cur"))
+		COMPREPLY=($(compgen -W 'parse refresh playlist opml download
+			--help --version' -- "$cur"))
 		return
 	fi
 	if [[ $command == opml ]]; then
@@ -88,6 +88,14 @@ _feedtool()
 		--title) return ;;
 		esac
 		COMPREPLY=($(compgen -W '--output --title --help' -- "$cur"))
+		return
+		;;
+	download)
+		case $prev in
+		-o | --output) _feedtool_files "$word"; return ;;
+		esac
+		# A URL: nothing to complete but the options.
+		COMPREPLY=($(compgen -W '--output --help' -- "$cur"))
 		return
 		;;
 	*)

@@ -18,11 +18,11 @@ typedef enum {
 	FEED_ERROR_PARSE,
 	/** The root element is XML but no feed format libfeed reads. */
 	FEED_ERROR_UNSUPPORTED,
-	/** The document is larger than the caller's size cap. */
+	/** The document or download is larger than the caller's cap. */
 	FEED_ERROR_TOO_LARGE,
 	/** Entity expansion went past libxml2's amplification limits. */
 	FEED_ERROR_ENTITY_LIMIT,
-	/** The document could not be read (I/O). */
+	/** A file could not be read or written (I/O). */
 	FEED_ERROR_IO,
 	/**
 	 * The server answered with an HTTP error status (404, 5xx, …);
@@ -43,6 +43,11 @@ typedef enum {
 	FEED_ERROR_SCHEME,
 	/** A web page was fetched, but it links to no feed. */
 	FEED_ERROR_NO_FEED,
+	/**
+	 * A download got a web page or a short text instead of audio: a
+	 * captive portal or a login page, most often.
+	 */
+	FEED_ERROR_NOT_MEDIA,
 } FeedError;
 
 /**

@@ -10,9 +10,10 @@
 G_BEGIN_DECLS
 
 /**
- * Fetches feeds concurrently with libcurl's multi interface, driven by a
- * GMainContext: no thread per transfer. Bytes go from the network straight
- * into the parser. Use from the thread that runs its context, and do not
+ * Fetches feeds, and downloads files (see feed_fetcher_download()),
+ * concurrently with libcurl's multi interface, driven by a GMainContext:
+ * no thread per transfer. Bytes go from the network straight into the
+ * parser, or to the file. Use from the thread that runs its context, and do not
  * free it from one of its own callbacks. Proxies come from the environment
  * (`https_proxy`, `no_proxy`, …) and a CA bundle other than the system's
  * from `CURL_CA_BUNDLE`, as the curl tool reads them.
@@ -246,8 +247,10 @@ feed_fetcher_set_max_per_host(FeedFetcher *fetcher, guint max_per_host);
  * @param connect_seconds to connect, 0 meaning the default, 15
  * @param total_seconds for the whole fetch, redirects and pages included,
  *        counted from its first request (not while it waits for a free
- *        transfer), 0 meaning the default, 120
- * @param stall_seconds without a byte received, 0 meaning the default, 30
+ *        transfer), 0 meaning the default, 120; downloads have no such
+ *        limit
+ * @param stall_seconds without a byte received, 0 meaning the default, 30;
+ *        for downloads too
  * @since 0.1
  */
 FEED_PUBLIC
@@ -256,7 +259,8 @@ feed_fetcher_set_timeouts(FeedFetcher *fetcher, guint connect_seconds,
                           guint total_seconds, guint stall_seconds);
 
 /**
- * Sets the largest body accepted, counted after decompression.
+ * Sets the largest feed accepted, counted after decompression. Downloads
+ * have a cap of their own (feed_download_request_set_max_size()).
  *
  * @param fetcher a fetcher
  * @param max_size bytes; 0 means #FEED_PARSER_DEFAULT_MAX_SIZE

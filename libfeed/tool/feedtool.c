@@ -1,4 +1,5 @@
 /* feedtool: libfeed's command-line tool, on the public API alone. */
+#include "download-command.h"
 #include "feed-json.h"
 #include "listing.h"
 #include "opml-command.h"
@@ -275,6 +276,8 @@ usage(FILE *out)
 	        "      the feed URLs of a subscription list\n"
 	        "  opml make [-o FILE] [--title TITLE] URL…\n"
 	        "      a subscription list of feeds, with their titles\n"
+	        "  download [-o FILE] URL\n"
+	        "      an episode's file to disk, resumed if it was cut\n"
 	        "\n"
 	        "'feedtool COMMAND --help' describes a command's options.\n");
 }
@@ -306,6 +309,8 @@ main(int argc, char **argv)
 		return playlist_command(argc - 1, argv + 1);
 	if (strcmp(argv[1], "opml") == 0)
 		return opml_command(argc - 1, argv + 1);
+	if (strcmp(argv[1], "download") == 0)
+		return download_command(argc - 1, argv + 1);
 	fprintf(stderr, "feedtool: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;
