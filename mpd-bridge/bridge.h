@@ -63,6 +63,9 @@ typedef struct {
 /* What syncing with phones holds in the daemon (phone-sync.c). */
 typedef struct BridgePhoneSync BridgePhoneSync;
 
+/* Episodes on disk: transfers, and the files MPD has (downloads.c). */
+typedef struct BridgeDownloads BridgeDownloads;
+
 typedef struct {
 	BridgeConfig *config;
 	BridgeStore *store;
@@ -83,7 +86,8 @@ typedef struct {
 	BridgeTracking tracking;
 	BridgePlaylistFiles files;
 	BridgeQueueTitles queue_titles;
-	BridgePhoneSync *phone; /* NULL until syncing needs it */
+	BridgePhoneSync *phone;     /* NULL until syncing needs it */
+	BridgeDownloads *downloads; /* NULL until downloads need it */
 } Bridge;
 
 /*

@@ -394,6 +394,48 @@ clear_sync(BridgeGpodderSettings *sync)
 }
 
 static gboolean
+read_download(BridgeDownloadSettings *d, GKeyFile *file, GError **error)
+{
+	if (!read_uint(file, GROUP_BRIDGE, "download", 0, 10000, &d->episodes,
+	               error) ||
+	    !read_bool(file, GROUP_BRIDGE, "download_later", &d->later,
+	               error) ||
+	    !read_string(file, GROUP_BRIDGE, "download_directory",
+	                 &d->directory, error) ||
+	    !read_uint(file, GROUP_BRIDGE, "download_keep_days", 0, 100 * 365,
+	               &d->keep_days, error) ||
+	    !read_uint(file, GROUP_BRIDGE, "download_budget", 0, G_MAXINT,
+	               &d->budget_mb, error) ||
+	    !read_uint(file, GROUP_BRIDGE, "download_min_free", 0, G_MAXINT,
+	               &d->min_free_mb, error) ||
+	    !read_uint(file, GROUP_BRIDGE, "download_jobs", 1, 16, &d->jobs,
+	               error) ||
+	    !read_uint(file, GROUP_BRIDGE, "download_per_host", 1, 16,
+	               &d->per_host, error) ||
+	    !read_uint(file, GROUP_BRIDGE, "download_max_size", 1, 1 << 20,
+	               &d->max_size_mb, error))
+		return FALSE;
+	if (d->directory != NULL && *d->directory == '\0')
+		g_clear_pointer(&d->directory, g_free);
+	if (d->directory != NULL && g_str_has_prefix(d->directory, "~/")) {
+		char *home = g_build_filename(g_get_home_dir(),
+		                              d->directory + 2, NULL);
+
+		g_free(d->directory);
+		d->directory = home;
+	}
+	if (d->directory != NULL && !g_path_is_absolute(d->directory)) {
+		g_set_error(error, G_KEY_FILE_ERROR,
+		            G_KEY_FILE_ERROR_INVALID_VALUE,
+		            "[bridge] download_directory must be an absolute "
+		            "path inside MPD's music directory, not '%s'",
+		            d->directory);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
 read_file(BridgeConfig *config, GKeyFile *file, BridgeConfigFlags flags,
           GError **error)
 {
@@ -443,6 +485,7 @@ read_file(BridgeConfig *config, GKeyFile *file, BridgeConfigFlags flags,
 	               &config->listened_percent, error) ||
 	    !read_uint(file, GROUP_LISTEN, "tail_seconds", 0, 3600,
 	               &config->listened_seconds, error) ||
+	    !read_download(&config->download, file, error) ||
 	    !read_search(&config->search, file, error) ||
 	    !read_sync(&config->gpodder, file, config->config_path, flags,
 	               error))
@@ -504,6 +547,11 @@ bridge_config_load_full(const char *path, BridgeConfigFlags flags,
 	config->search.podcastindex_url =
 	        g_strdup("https://api.podcastindex.org/api/1.0/search/byterm");
 	config->search.timeout_seconds = 20;
+	config->download.keep_days = 7;
+	config->download.min_free_mb = 1024;
+	config->download.jobs = 2;
+	config->download.per_host = 1;
+	config->download.max_size_mb = 2048;
 	config->gpodder.interval_minutes = 10;
 	config->gpodder.push_delay_seconds = 20;
 	config->gpodder.timeout_seconds = 60;
@@ -557,6 +605,7 @@ bridge_config_free(BridgeConfig *config)
 	g_free(config->config_path);
 	g_free(config->state_path);
 	g_free(config->cache_directory);
+	g_free(config->download.directory);
 	g_free(config->search.itunes_url);
 	g_free(config->search.podcastindex_url);
 	g_free(config->search.podcastindex_key);

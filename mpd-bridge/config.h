@@ -65,6 +65,24 @@ typedef struct {
 	guint timeout_seconds;        /* not a key: 60 s a request may take */
 } BridgeGpodderSettings;
 
+/* Episodes kept on disk ([bridge] download…; see downloads.h). */
+typedef struct {
+	guint episodes;    /* download: 0 newest episodes of a podcast;
+	                      `set FEED download N` overrides it */
+	gboolean later;    /* download_later: false; also play-later's */
+	char *directory;   /* download_directory: absolute, inside MPD's
+	                      music directory; NULL: "podcasts" there */
+	guint keep_days;   /* download_keep_days: 7 days a listened
+	                      episode's file is kept */
+	guint budget_mb;   /* download_budget: 0 (none) MB all files may
+	                      take */
+	guint min_free_mb; /* download_min_free: 1024 MB left free on the
+	                      disk */
+	guint jobs;        /* download_jobs: 2 transfers at once */
+	guint per_host;    /* download_per_host: 1 transfer to a host */
+	guint max_size_mb; /* download_max_size: 2048 MB a file may be */
+} BridgeDownloadSettings;
+
 typedef struct {
 	BridgeMpdAddress mpd;     /* [mpd] host, port, password, timeout */
 	char *channel;            /* [bridge] channel: "mpd-bridge" */
@@ -96,8 +114,9 @@ typedef struct {
 	char *cache_directory;    /* [bridge] cache_directory: what can be
 	                             fetched again (feed bodies, the last
 	                             search); XDG_CACHE_HOME/mpd-bridge */
-	BridgeSearchSettings search;   /* [search] */
-	BridgeGpodderSettings gpodder; /* [sync] */
+	BridgeDownloadSettings download; /* [bridge] download… */
+	BridgeSearchSettings search;     /* [search] */
+	BridgeGpodderSettings gpodder;   /* [sync] */
 } BridgeConfig;
 
 /*

@@ -4,6 +4,7 @@
  */
 #include "control.h"
 
+#include "downloads-command.h"
 #include "identity.h"
 #include "import.h"
 #include "lists.h"
@@ -183,6 +184,9 @@ run_set(Bridge *bridge, char **args, GString *out, GError **error)
 			return fail(error, "min-duration is a number of "
 			                   "seconds");
 		feed->min_duration = (gint64)number;
+	} else if (strcmp(key, "download") == 0) {
+		if (!bridge_downloads_set_feed(bridge, feed, value, error))
+			return FALSE;
 	} else if (strcmp(key, "match") == 0) {
 		if (!set_pattern(&feed->match, value, error))
 			return FALSE;
@@ -190,10 +194,12 @@ run_set(Bridge *bridge, char **args, GString *out, GError **error)
 		if (!set_pattern(&feed->exclude, value, error))
 			return FALSE;
 	} else {
-		return fail(error,
-		            "unknown setting '%s'; the settings are name, "
-		            "auto-queue, keep, match, exclude and min-duration",
-		            key);
+		return fail(
+		        error,
+		        "unknown setting '%s'; the settings are name, "
+		        "auto-queue, keep, match, exclude, min-duration and "
+		        "download",
+		        key);
 	}
 	bridge_changed(bridge);
 	bridge_sync_feed(bridge, feed, TRUE);
@@ -563,6 +569,7 @@ run_episodes(Bridge *bridge, char **args, GString *out, GError **error)
 			member_string(builder, "feed_url", feed->url);
 			member_string(builder, "title", e->title);
 			member_string(builder, "url", e->url);
+			member_string(builder, "file", e->file);
 			member_int(builder, "published", e->published);
 			member_int(builder, "duration", e->duration);
 			member_string(builder, "state", state_of(e));
@@ -629,8 +636,8 @@ static const BridgeCommand commands[] = {
 	{ "refresh", "[FEED]", "refresh one feed, or all, now", 0, 1, TRUE,
 	  FALSE, run_refresh },
 	{ "set", "FEED KEY VALUE",
-	  "name, auto-queue, keep, match, exclude or min-duration", 3, 3, TRUE,
-	  FALSE, run_set },
+	  "name, auto-queue, keep, match, exclude, min-duration or download", 3,
+	  3, TRUE, FALSE, run_set },
 	{ "episodes",
 	  "[FEED] [--state new|in-progress|listened|starred|later] [--json]",
 	  "the episodes the bridge knows", 0, 4, FALSE, FALSE, run_episodes },
@@ -660,6 +667,15 @@ static const BridgeCommand commands[] = {
 	{ "show", "[EPISODE] [--json]",
 	  "an episode's page: show notes, chapters, links", 0, 3, FALSE, FALSE,
 	  bridge_show_run },
+	{ "download", "EPISODE…",
+	  "download episodes into MPD's music directory, to play from disk", 1,
+	  G_MAXUINT, TRUE, FALSE, NULL, bridge_downloads_start_command },
+	{ "delete", "EPISODE…",
+	  "delete downloaded episodes' files; they play from the stream", 1,
+	  G_MAXUINT, TRUE, FALSE, bridge_downloads_run_delete },
+	{ "downloads", "[--json]",
+	  "episodes on disk, under way, waiting and failed", 0, 1, TRUE, FALSE,
+	  bridge_downloads_run_list },
 	{ "import-opml", "[--force] FILE",
 	  "subscribe to every feed of an OPML file that can be read", 1, 2,
 	  TRUE, FALSE, NULL, bridge_import_start },

@@ -5,6 +5,7 @@
 #include "lists.h"
 
 #include "control.h"
+#include "downloads.h"
 #include "sync.h"
 
 #include <string.h>
@@ -31,6 +32,7 @@ bridge_lists_set_listened(Bridge *bridge, BridgeEpisode *episode,
 	if (listened && at >= 0)
 		g_ptr_array_remove_index(later->episodes, (guint)at);
 	bridge_changed(bridge);
+	bridge_downloads_changed(bridge);
 }
 
 gboolean
@@ -98,6 +100,7 @@ changed(Bridge *bridge)
 {
 	bridge_changed(bridge);
 	bridge_sync_all(bridge, FALSE);
+	bridge_downloads_changed(bridge);
 }
 
 static gboolean

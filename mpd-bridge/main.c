@@ -6,6 +6,7 @@
  */
 #include "bridge.h"
 #include "control.h"
+#include "downloads.h"
 #include "import.h"
 #include "phone-sync.h"
 #include "playlist-files.h"
@@ -147,6 +148,7 @@ on_state(gboolean connected, gpointer data)
 		return;
 	}
 	bridge_playlist_files_detect(bridge);
+	bridge_downloads_on_database(bridge);
 	/* After a restart MPD may have lost what was pushed: push it all. */
 	bridge_sync_all(bridge, TRUE);
 	bridge->synced = TRUE;
@@ -159,6 +161,8 @@ on_idle(unsigned events, gpointer data)
 {
 	Bridge *bridge = data;
 
+	if (events & MPD_IDLE_DATABASE)
+		bridge_downloads_on_database(bridge);
 	if (events & MPD_IDLE_PLAYER)
 		bridge_tracker_on_player(bridge);
 	/* Playback replaces a stream's tags with its own: a queue change. */
@@ -210,11 +214,13 @@ run_daemon(Bridge *bridge)
 	          bridge->config->channel);
 	bridge_refresh_schedule(bridge);
 	bridge_phone_sync_start(bridge);
+	bridge_downloads_start(bridge);
 	g_main_loop_run(bridge->loop);
 	g_source_remove(term);
 	g_source_remove(intr);
 	bridge_tracker_stop(bridge);
 	bridge_phone_sync_stop(bridge);
+	bridge_downloads_stop(bridge);
 	g_clear_pointer(&bridge->fetcher, feed_fetcher_free);
 	if (!bridge_save(bridge, &error)) {
 		/* No loop runs the retry now: what was not saved is lost. */
@@ -317,6 +323,11 @@ run_locally(Bridge *bridge, char **argv)
 		fprintf(stderr, "mpd-bridge: %s\n", error->message);
 		return EXIT_FAILED;
 	}
+	/* MPD says where its music is, and is told of new files. */
+	if ((strcmp(argv[0], "download") == 0 ||
+	     strcmp(argv[0], "delete") == 0) &&
+	    !connect_now(bridge, NULL))
+		g_clear_pointer(&bridge->mpd, bridge_mpd_free);
 	bridge_command_start(bridge, argv, on_outcome, &outcome);
 	while (!outcome.done)
 		g_main_context_iteration(NULL, TRUE);
@@ -631,6 +642,7 @@ main(int argc, char **argv)
 	g_clear_pointer(&bridge.url_prefixes, g_regex_unref);
 	bridge_tracker_clear(&bridge);
 	bridge_phone_sync_clear(&bridge);
+	bridge_downloads_clear(&bridge);
 	bridge_store_free(bridge.store);
 	bridge_config_free(bridge.config);
 	return status;

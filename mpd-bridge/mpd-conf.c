@@ -27,10 +27,11 @@ typedef struct {
 } FileId;
 
 typedef struct {
-	char *playlist_directory;    /* as written, not expanded; NULL: unset */
-	char *playlist_directory_at; /* "FILE line N" that set it; NULL */
-	char *user;                  /* MPD's `user` setting; NULL: unset */
-	char *user_at;               /* "FILE line N" that set it; NULL */
+	const char *wanted; /* the setting looked for */
+	char *directory;    /* as written, not expanded; NULL: unset */
+	char *directory_at; /* "FILE line N" that set it; NULL */
+	char *user;         /* MPD's `user` setting; NULL: unset */
+	char *user_at;      /* "FILE line N" that set it; NULL */
 	GArray *reading; /* FileId of each file being read, outermost first */
 } Reader;
 
@@ -114,6 +115,7 @@ takes_value(const char *name)
 	return strcmp(name, "include") == 0 ||
 	       strcmp(name, "include_optional") == 0 ||
 	       strcmp(name, "playlist_directory") == 0 ||
+	       strcmp(name, "music_directory") == 0 ||
 	       strcmp(name, "user") == 0;
 }
 
@@ -193,9 +195,9 @@ read_line(Reader *reader, const char *path, guint number, char *line,
 		               error);
 	if (strcmp(name, "include_optional") == 0)
 		return include(reader, path, number, value, TRUE, depth, error);
-	if (strcmp(name, "playlist_directory") == 0)
-		set(&reader->playlist_directory, &reader->playlist_directory_at,
-		    value, path, number);
+	if (strcmp(name, reader->wanted) == 0)
+		set(&reader->directory, &reader->directory_at, value, path,
+		    number);
 	else if (strcmp(name, "user") == 0)
 		set(&reader->user, &reader->user_at, value, path, number);
 	return TRUE;
@@ -314,10 +316,10 @@ home_of(const char *user)
 static char *
 expand(const Reader *reader, GError **error)
 {
-	const char *value = reader->playlist_directory;
+	const char *value = reader->directory;
 	const char *rest = value + 1;
 	const char *slash;
-	const char *at = reader->playlist_directory_at;
+	const char *at = reader->directory_at;
 	g_autofree char *user = NULL;
 	g_autofree char *home = NULL;
 
@@ -326,9 +328,8 @@ expand(const Reader *reader, GError **error)
 			return g_strdup(value);
 		g_set_error(error, G_KEY_FILE_ERROR,
 		            G_KEY_FILE_ERROR_INVALID_VALUE,
-		            "%s: playlist_directory must be an absolute path, "
-		            "not \"%s\"",
-		            at, value);
+		            "%s: %s must be an absolute path, not \"%s\"", at,
+		            reader->wanted, value);
 		return NULL;
 	}
 	slash = strchr(rest, '/');
@@ -357,21 +358,22 @@ expand(const Reader *reader, GError **error)
 }
 
 char *
-bridge_mpd_conf_playlist_directory(const char *path, GError **error)
+bridge_mpd_conf_directory(const char *path, const char *name, GError **error)
 {
 	Reader reader = { 0 };
 	char *directory = NULL;
 
 	g_return_val_if_fail(path != NULL, NULL);
+	g_return_val_if_fail(name != NULL, NULL);
 	g_return_val_if_fail(error == NULL || *error == NULL, NULL);
 
+	reader.wanted = name;
 	reader.reading = g_array_new(FALSE, FALSE, sizeof(FileId));
-	if (load(&reader, path, NULL, 0, 0, error) &&
-	    reader.playlist_directory != NULL)
+	if (load(&reader, path, NULL, 0, 0, error) && reader.directory != NULL)
 		directory = expand(&reader, error);
 	g_array_unref(reader.reading);
-	g_free(reader.playlist_directory);
-	g_free(reader.playlist_directory_at);
+	g_free(reader.directory);
+	g_free(reader.directory_at);
 	g_free(reader.user);
 	g_free(reader.user_at);
 	return directory;

@@ -1,11 +1,12 @@
 /*
  * MPD's own configuration file, read as MPD 0.23 reads it, for the one
- * thing mpd-bridge wants from it: where MPD keeps its stored playlists.
+ * things mpd-bridge wants from it: where MPD keeps its stored playlists
+ * and its music.
  * Nothing here talks to MPD.
  *
  * Errors: G_FILE_ERROR when a file cannot be read; G_KEY_FILE_ERROR_PARSE
  * when one does not parse or includes too deep (or itself);
- * G_KEY_FILE_ERROR_INVALID_VALUE when the playlist_directory is no
+ * G_KEY_FILE_ERROR_INVALID_VALUE when the directory is no
  * absolute path or names a user that does not exist.
  */
 #ifndef BRIDGE_MPD_CONF_H
@@ -14,7 +15,8 @@
 #include <glib.h>
 
 /*
- * The playlist_directory that MPD's configuration file @path sets,
+ * The @name ("playlist_directory" or "music_directory") that MPD's
+ * configuration file @path sets,
  * following include and include_optional (relative to the including
  * file's folder, at most 16 deep), with "~" and "~/..." expanded as MPD
  * does (the home of the config's `user` when it sets one, else ours).
@@ -23,7 +25,7 @@
  * names the file and line).
  */
 char *
-bridge_mpd_conf_playlist_directory(const char *path, GError **error);
+bridge_mpd_conf_directory(const char *path, const char *name, GError **error);
 
 /*
  * The configuration files MPD reads, in MPD's order, of which the first

@@ -33,11 +33,11 @@
 
 /*
  * Messages for the control channel; player, queue and stored playlist
- * changes for the tracker and the sync.
+ * changes for the tracker and the sync; database changes for downloads.
  */
 #define IDLE_MASK                                                              \
 	(MPD_IDLE_MESSAGE | MPD_IDLE_PLAYER | MPD_IDLE_QUEUE |                 \
-	 MPD_IDLE_STORED_PLAYLIST)
+	 MPD_IDLE_STORED_PLAYLIST | MPD_IDLE_DATABASE)
 
 struct BridgeMpd {
 	BridgeMpdAddress address; /* a copy; timeout_ms is never 0 */
@@ -919,6 +919,7 @@ bridge_mpd_queue_changes(BridgeMpd *mpd, guint since, guint *version,
 		BridgeQueueSong *entry = g_new0(BridgeQueueSong, 1);
 
 		entry->id = mpd_song_get_id(song);
+		entry->pos = mpd_song_get_pos(song);
 		entry->uri = g_strdup(mpd_song_get_uri(song));
 		entry->tags_key = song_tags_key(song);
 		g_ptr_array_add(changed, entry);
@@ -962,6 +963,117 @@ bridge_mpd_retag_many(BridgeMpd *mpd, const guint *ids, const BridgeTags *tags,
 			fail_list(mpd, error, "cannot tag queued streams");
 	}
 	end_command(mpd);
+	return ok;
+}
+
+guint
+bridge_mpd_replace_song(BridgeMpd *mpd, guint id, guint pos, const char *uri,
+                        const BridgeTags *tags, GError **error)
+{
+	g_autofree char *clean_uri = NULL;
+	int added;
+
+	g_return_val_if_fail(mpd != NULL, 0);
+	g_return_val_if_fail(uri != NULL, 0);
+	g_return_val_if_fail(error == NULL || *error == NULL, 0);
+
+	clean_uri = bridge_mpd_clean_text(uri);
+	if (!begin_command(mpd, error))
+		return 0;
+	added = mpd_run_add_id_to(mpd->conn, clean_uri, pos);
+	if (added < 0) {
+		g_autofree char *what =
+		        g_strdup_printf("cannot queue %s", clean_uri);
+
+		fail(mpd, error, what);
+		end_command(mpd);
+		return 0;
+	}
+	if (tags != NULL && !tag_song(mpd, (unsigned)added, tags, error)) {
+		if (mpd->conn != NULL && !mpd_run_delete_id(mpd->conn, added))
+			fail(mpd, NULL, "cannot delete an untagged stream");
+		end_command(mpd);
+		return 0;
+	}
+	/* Gone meanwhile (a client's edit): the new one stays. */
+	if (!mpd_run_delete_id(mpd->conn, id)) {
+		if (bridge_mpd_is_server_error(mpd->conn,
+		                               MPD_SERVER_ERROR_NO_EXIST))
+			mpd_connection_clear_error(mpd->conn);
+		else
+			fail(mpd, NULL, "cannot take a song out of the queue");
+	}
+	end_command(mpd);
+	return (guint)added;
+}
+
+gboolean
+bridge_mpd_update(BridgeMpd *mpd, const char *path, GError **error)
+{
+	g_autofree char *clean_path = NULL;
+	gboolean ok = TRUE;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(path != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	clean_path = bridge_mpd_clean_text(path);
+	if (!begin_command(mpd, error))
+		return FALSE;
+	if (mpd_run_update(mpd->conn, clean_path) == 0) {
+		g_autofree char *what = g_strdup_printf(
+		        "cannot have MPD read %s into its database",
+		        clean_path);
+
+		ok = fail(mpd, error, what);
+	}
+	end_command(mpd);
+	return ok;
+}
+
+gboolean
+bridge_mpd_list_songs(BridgeMpd *mpd, const char *path, GHashTable **songs,
+                      GError **error)
+{
+	g_autoptr(GHashTable) found =
+	        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autofree char *clean_path = NULL;
+	struct mpd_entity *entity;
+	gboolean ok = TRUE;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(path != NULL && songs != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	clean_path = bridge_mpd_clean_text(path);
+	if (!begin_command(mpd, error))
+		return FALSE;
+	if (!mpd_send_list_all(mpd->conn, clean_path)) {
+		fail(mpd, error, "cannot list MPD's database");
+		end_command(mpd);
+		return FALSE;
+	}
+	while ((entity = mpd_recv_entity(mpd->conn)) != NULL) {
+		if (mpd_entity_get_type(entity) == MPD_ENTITY_TYPE_SONG)
+			g_hash_table_add(found,
+			                 g_strdup(mpd_song_get_uri(
+			                         mpd_entity_get_song(entity))));
+		mpd_entity_free(entity);
+	}
+	if (mpd_connection_get_error(mpd->conn) != MPD_ERROR_SUCCESS ||
+	    !mpd_response_finish(mpd->conn)) {
+		/* No such folder yet: nothing of ours is in the database. */
+		if (bridge_mpd_is_server_error(mpd->conn,
+		                               MPD_SERVER_ERROR_NO_EXIST)) {
+			mpd_connection_clear_error(mpd->conn);
+			g_hash_table_remove_all(found);
+		} else {
+			ok = fail(mpd, error, "cannot list MPD's database");
+		}
+	}
+	end_command(mpd);
+	if (ok)
+		*songs = g_steal_pointer(&found);
 	return ok;
 }
 

@@ -186,6 +186,7 @@ bridge_mpd_tags_key(const BridgeTags *tags);
 /* A song in MPD's queue, as bridge_mpd_queue_changes() reports it. */
 typedef struct {
 	guint id;       /* its queue id */
+	guint pos;      /* its place in the queue, from 0 */
 	char *uri;      /* what MPD plays */
 	char *tags_key; /* its tags, as bridge_mpd_tags_key() makes them */
 } BridgeQueueSong;
@@ -202,6 +203,31 @@ bridge_queue_song_free(BridgeQueueSong *song);
 gboolean
 bridge_mpd_queue_changes(BridgeMpd *mpd, guint since, guint *version,
                          GPtrArray **songs, GError **error);
+
+/*
+ * Puts @uri in the place of the queued song @id (addid at its position,
+ * then deleteid), tagged with @tags when not NULL (a stream). Returns
+ * the new song's id, or 0 with @error set.
+ */
+guint
+bridge_mpd_replace_song(BridgeMpd *mpd, guint id, guint pos, const char *uri,
+                        const BridgeTags *tags, GError **error);
+
+/*
+ * Asks MPD to read @path (a file or folder of its music directory) into
+ * its database again (update); MPD answers at once and reports the end
+ * with a "database" event when anything changed.
+ */
+gboolean
+bridge_mpd_update(BridgeMpd *mpd, const char *path, GError **error);
+
+/*
+ * The songs of MPD's database under the folder @path (listall): a new
+ * set of their URIs, empty when MPD has no such folder.
+ */
+gboolean
+bridge_mpd_list_songs(BridgeMpd *mpd, const char *path, GHashTable **songs,
+                      GError **error);
 
 /* Appends the stored playlist @name to the queue (load). */
 gboolean

@@ -6,6 +6,7 @@
  */
 #include "playlist-files.h"
 
+#include "downloads.h"
 #include "mpd-conf.h"
 
 #include <errno.h>
@@ -71,17 +72,19 @@ append_line_text(GString *out, const char *text, gsize max)
 }
 
 gboolean
-bridge_playlist_files_fits(const BridgeEpisode *episode)
+bridge_playlist_files_fits(const Bridge *bridge, const BridgeEpisode *episode)
 {
-	const char *url = episode->url;
+	const char *uri = bridge_downloads_uri(bridge, episode);
 
-	return (g_ascii_strncasecmp(url, "http://", 7) == 0 ||
-	        g_ascii_strncasecmp(url, "https://", 8) == 0) &&
-	       strlen(url) <= MAX_URL_BYTES;
+	return (bridge_downloads_is_file(uri) ||
+	        g_ascii_strncasecmp(uri, "http://", 7) == 0 ||
+	        g_ascii_strncasecmp(uri, "https://", 8) == 0) &&
+	       strlen(uri) <= MAX_URL_BYTES;
 }
 
 GString *
-bridge_playlist_files_m3u(const char *name, GPtrArray *episodes)
+bridge_playlist_files_m3u(const Bridge *bridge, const char *name,
+                          GPtrArray *episodes)
 {
 	GString *out = g_string_new("#EXTM3U\n");
 
@@ -93,14 +96,15 @@ bridge_playlist_files_m3u(const char *name, GPtrArray *episodes)
 	for (guint i = 0; i < episodes->len; i++) {
 		const BridgeEpisode *episode = episodes->pdata[i];
 
-		if (!bridge_playlist_files_fits(episode))
+		if (!bridge_playlist_files_fits(bridge, episode))
 			continue;
 		g_string_append_printf(out, "#EXTINF:%" G_GINT64_FORMAT ",",
 		                       episode->duration > 0 ? episode->duration
 		                                             : -1);
 		append_line_text(out, episode->title, MAX_TITLE_BYTES);
 		g_string_append_c(out, '\n');
-		append_line_text(out, episode->url, G_MAXSIZE);
+		append_line_text(out, bridge_downloads_uri(bridge, episode),
+		                 G_MAXSIZE);
 		g_string_append_c(out, '\n');
 	}
 	return out;
@@ -198,7 +202,7 @@ bridge_playlist_files_write(Bridge *bridge, const char *name,
 		}
 		return TRUE;
 	}
-	text = bridge_playlist_files_m3u(name, episodes);
+	text = bridge_playlist_files_m3u(bridge, name, episodes);
 	if (!bridge_playlist_files_write_path(path, text->str, text->len,
 	                                      error)) {
 		g_hash_table_remove(files->written, name);
@@ -294,7 +298,7 @@ bridge_playlist_files_load_one(Bridge *bridge, const BridgeEpisode *episode,
 	g_return_val_if_fail(bridge->files.directory != NULL, FALSE);
 
 	g_ptr_array_add(one, (gpointer)episode);
-	text = bridge_playlist_files_m3u(NULL, one);
+	text = bridge_playlist_files_m3u(bridge, NULL, one);
 	path = bridge_playlist_files_path(bridge->files.directory, QUEUE_NAME);
 	if (!bridge_playlist_files_write_path(path, text->str, text->len,
 	                                      error))
@@ -331,8 +335,8 @@ find_directory(Bridge *bridge, char **note)
 
 		if (!g_file_test(candidates[i], G_FILE_TEST_EXISTS))
 			continue;
-		directory = bridge_mpd_conf_playlist_directory(candidates[i],
-		                                               &error);
+		directory = bridge_mpd_conf_directory(
+		        candidates[i], "playlist_directory", &error);
 		if (directory == NULL)
 			*note = g_strdup_printf(
 			        "playlists have no titles: %s; set [bridge] "

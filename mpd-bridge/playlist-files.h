@@ -67,11 +67,11 @@ void
 bridge_playlist_files_notify(Bridge *bridge);
 
 /*
- * Whether @episode goes into a file: an http(s) URL of a length that MPD
- * takes through its protocol too.
+ * Whether @episode goes into a file: its downloaded file, or an http(s)
+ * URL, of a length that MPD takes through its protocol too.
  */
 gboolean
-bridge_playlist_files_fits(const BridgeEpisode *episode);
+bridge_playlist_files_fits(const Bridge *bridge, const BridgeEpisode *episode);
 
 /*
  * Appends @episode to MPD's queue through a hidden one-entry playlist, so
@@ -91,7 +91,8 @@ bridge_playlist_files_path(const char *directory, const char *name);
  * #PLAYLIST line). Only those that fit are written, titles cut to 1 KiB.
  */
 GString *
-bridge_playlist_files_m3u(const char *name, GPtrArray *episodes);
+bridge_playlist_files_m3u(const Bridge *bridge, const char *name,
+                          GPtrArray *episodes);
 
 /*
  * Writes @data to @path whole or not at all, mode 0644, without fsync:

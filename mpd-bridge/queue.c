@@ -5,15 +5,15 @@
  */
 #include "queue.h"
 
+#include "downloads.h"
 #include "identity.h"
 #include "playlist-files.h"
 
 #include <string.h>
 
-/* The tags an episode gets in MPD's queue; @date and @track hold them. */
-static void
-fill_tags(const Bridge *bridge, const BridgeEpisode *episode, BridgeTags *tags,
-          char **date, char **track)
+void
+bridge_queue_episode_tags(const Bridge *bridge, const BridgeEpisode *episode,
+                          BridgeTags *tags, char **date, char **track)
 {
 	const BridgeFeed *feed =
 	        bridge_store_find_feed(bridge->store, episode->feed_id);
@@ -173,7 +173,8 @@ bridge_queue_on_change(Bridge *bridge)
 			add_stranger(bridge, song->uri);
 			continue;
 		}
-		fill_tags(bridge, episode, &tags, &date, &track);
+		bridge_queue_episode_tags(bridge, episode, &tags, &date,
+		                          &track);
 		if (date != NULL)
 			g_ptr_array_add(retag.owned, date);
 		if (track != NULL)
@@ -222,6 +223,7 @@ gboolean
 bridge_queue_episode(Bridge *bridge, const BridgeEpisode *episode,
                      GError **error)
 {
+	const char *uri = bridge_downloads_uri(bridge, episode);
 	g_autofree char *date = NULL;
 	g_autofree char *track = NULL;
 	BridgeTags tags;
@@ -233,12 +235,71 @@ bridge_queue_episode(Bridge *bridge, const BridgeEpisode *episode,
 	}
 	/* A one-entry playlist carries the duration; the look tags it. */
 	if (bridge_playlist_files_enabled(bridge) && episode->duration > 0 &&
-	    bridge_playlist_files_fits(episode)) {
+	    !bridge_downloads_is_file(uri) &&
+	    bridge_playlist_files_fits(bridge, episode)) {
 		if (!bridge_playlist_files_load_one(bridge, episode, error))
 			return FALSE;
 		bridge_queue_on_change(bridge);
 		return TRUE;
 	}
-	fill_tags(bridge, episode, &tags, &date, &track);
-	return bridge_mpd_queue(bridge->mpd, episode->url, &tags, error) != 0;
+	/* A file has tags of its own, which MPD keeps. */
+	if (bridge_downloads_is_file(uri))
+		return bridge_mpd_queue(bridge->mpd, uri, NULL, error) != 0;
+	bridge_queue_episode_tags(bridge, episode, &tags, &date, &track);
+	return bridge_mpd_queue(bridge->mpd, uri, &tags, error) != 0;
+}
+
+void
+bridge_queue_follow_files(Bridge *bridge)
+{
+	g_autoptr(GPtrArray) songs = NULL;
+	g_autoptr(GError) error = NULL;
+	g_auto(BridgePlayerStatus) status = { 0 };
+	guint version, swapped = 0;
+
+	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd) ||
+	    !bridge_mpd_player_status(bridge->mpd, &status, &error) ||
+	    !bridge_mpd_queue_changes(bridge->mpd, 0, &version, &songs,
+	                              &error)) {
+		if (error != NULL)
+			g_message("cannot look at MPD's queue: %s",
+			          error->message);
+		return;
+	}
+	for (guint i = 0; i < songs->len; i++) {
+		const BridgeQueueSong *song = songs->pdata[i];
+		const BridgeEpisode *episode;
+		const char *uri;
+		g_autofree char *date = NULL;
+		g_autofree char *track = NULL;
+		BridgeTags tags;
+
+		/* What plays is left alone: it would start again. */
+		if (song->id == status.song_id &&
+		    status.state != BRIDGE_PLAYER_STOP)
+			continue;
+		if (is_stream(song->uri) && is_stranger(bridge, song->uri))
+			continue;
+		episode = bridge_identity_find_by_url(bridge, song->uri);
+		if (episode == NULL)
+			continue;
+		uri = bridge_downloads_uri(bridge, episode);
+		if (strcmp(uri, song->uri) == 0)
+			continue;
+		bridge_queue_episode_tags(bridge, episode, &tags, &date,
+		                          &track);
+		if (bridge_mpd_replace_song(bridge->mpd, song->id, song->pos,
+		                            uri, is_stream(uri) ? &tags : NULL,
+		                            &error) == 0) {
+			g_message("cannot put %s in the queue: %s", uri,
+			          error->message);
+			g_clear_error(&error);
+			continue;
+		}
+		swapped++;
+	}
+	if (swapped > 0)
+		g_message("%u queued episodes now play from %s", swapped,
+		          swapped == 1 ? "their file or stream"
+		                       : "their files or streams");
 }

@@ -4,6 +4,7 @@
  */
 #include "refresh.h"
 
+#include "downloads.h"
 #include "identity.h"
 #include "notes-cache.h"
 #include "phone-sync.h"
@@ -224,6 +225,9 @@ store_episodes(Bridge *bridge, BridgeFeed *feed, FeedChannel *channel,
 		episode->title = g_strdup(feed_playlist_entry_get_title(entry));
 		g_free(episode->author);
 		episode->author = g_strdup(author);
+		g_free(episode->type);
+		episode->type =
+		        g_strdup(feed_playlist_entry_get_mime_type(entry));
 		episode->published = feed_playlist_entry_get_date(entry);
 		episode->duration = feed_playlist_entry_get_duration(entry);
 		episode->number = feed_playlist_entry_get_number(entry);
@@ -384,6 +388,7 @@ on_fetched(FeedFetchResult *result, const GError *error, gpointer data)
 	}
 	feed->next_refresh = now + next_interval(bridge, feed);
 	bridge_changed(bridge);
+	bridge_downloads_changed(bridge);
 	if (bridge->fetching == 0 && bridge->new_pushed == NULL)
 		bridge_sync_all(bridge, FALSE);
 	/* Actions a phone sent for episodes that may be here now. */

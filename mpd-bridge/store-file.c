@@ -58,6 +58,7 @@ const Field bridge_store_feed_fields[] = {
 	{ FEED_FIELD(pushed), FIELD_STRING, FALSE },
 	{ FEED_FIELD(added), FIELD_INT64, FALSE },
 	{ FEED_FIELD(synced_url), FIELD_STRING, FALSE },
+	{ FEED_FIELD(download), FIELD_INT64, FALSE, TRUE },
 };
 
 const Field bridge_store_episode_fields[] = {
@@ -79,6 +80,13 @@ const Field bridge_store_episode_fields[] = {
 	{ EPISODE_FIELD(sync_changed), FIELD_INT64, FALSE, TRUE },
 	{ EPISODE_FIELD(sync_from), FIELD_STRING, FALSE, TRUE },
 	{ EPISODE_FIELD(sync_unsent), FIELD_BOOLEAN, FALSE, TRUE },
+	{ EPISODE_FIELD(type), FIELD_STRING, FALSE, TRUE },
+	{ EPISODE_FIELD(file), FIELD_STRING, FALSE, TRUE },
+	{ EPISODE_FIELD(downloaded), FIELD_INT64, FALSE, TRUE },
+	{ EPISODE_FIELD(download), FIELD_INT64, FALSE, TRUE },
+	{ EPISODE_FIELD(download_error), FIELD_STRING, FALSE, TRUE },
+	{ EPISODE_FIELD(download_failures), FIELD_INT64, FALSE, TRUE },
+	{ EPISODE_FIELD(download_retry), FIELD_INT64, FALSE, TRUE },
 };
 
 /* A list's group: its episodes are a GKeyFile list, read by hand. */

@@ -425,7 +425,8 @@ bridge_store_find_episode(const BridgeStore *store, const char *key)
 
 		for (guint j = 0; j < feed->episodes->len; j++) {
 			episode = g_ptr_array_index(feed->episodes, j);
-			if (strcmp(episode->pub.url, key) == 0)
+			if (strcmp(episode->pub.url, key) == 0 ||
+			    g_strcmp0(episode->pub.file, key) == 0)
 				return &episode->pub;
 		}
 	}

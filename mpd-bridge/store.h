@@ -40,6 +40,9 @@ typedef struct {
 	gint64 added;        /* Unix seconds of the subscription */
 	char *synced_url;    /* the URL a sync server knows it by; NULL
 	                        until uploaded (phone-sync.c) */
+	gint64 download;     /* its newest episodes kept on disk
+	                        (downloads.c): 0 means the default, -1
+	                        none */
 } BridgeFeed;
 
 /*
@@ -71,6 +74,17 @@ typedef struct {
 	char *sync_from;      /* the device that change came from; NULL:
 	                         this one */
 	gboolean sync_unsent; /* a change of ours not uploaded yet */
+	/* For downloads (downloads.c): */
+	char *type;               /* the enclosure's MIME type; NULL: unknown */
+	char *file;               /* the downloaded file, tagged, relative to
+	                             MPD's music directory; NULL: none */
+	gint64 downloaded;        /* Unix seconds it was downloaded; 0: not */
+	gint64 download;          /* 1: the listener asked for it; -1: they
+	                             deleted it, not downloaded again unasked;
+	                             0: as the rules say */
+	char *download_error;     /* why the last try failed; NULL: none */
+	gint64 download_failures; /* tries in a row that failed */
+	gint64 download_retry;    /* Unix seconds of the next try; 0: now */
 } BridgeEpisode;
 
 /*
@@ -198,7 +212,10 @@ bridge_store_lookup_episode(const BridgeStore *store, const BridgeFeed *feed,
 GPtrArray *
 bridge_store_list_episodes(const BridgeStore *store, const BridgeFeed *feed);
 
-/* Finds an episode by id, guid or stream URL (in that order), or NULL. */
+/*
+ * Finds an episode by id, guid, stream URL or downloaded file (in that
+ * order), or NULL.
+ */
 BridgeEpisode *
 bridge_store_find_episode(const BridgeStore *store, const char *key);
 

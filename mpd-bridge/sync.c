@@ -6,6 +6,7 @@
  */
 #include "sync.h"
 
+#include "downloads.h"
 #include "playlist-files.h"
 
 #include <errno.h>
@@ -73,7 +74,7 @@ playlist_episodes(const Bridge *bridge, const BridgeFeed *feed)
 
 /* What a playlist shows: its name, and each entry's URL, title, length. */
 static char *
-hash_of(const char *name, const GPtrArray *episodes)
+hash_of(const Bridge *bridge, const char *name, const GPtrArray *episodes)
 {
 	GChecksum *checksum = g_checksum_new(G_CHECKSUM_SHA256);
 	char *hash;
@@ -86,7 +87,10 @@ hash_of(const char *name, const GPtrArray *episodes)
 		g_snprintf(duration, sizeof duration, "\n%" G_GINT64_FORMAT,
 		           episode->duration);
 		g_checksum_update(checksum, (const guchar *)"\n", 1);
-		g_checksum_update(checksum, (const guchar *)episode->url, -1);
+		g_checksum_update(
+		        checksum,
+		        (const guchar *)bridge_downloads_uri(bridge, episode),
+		        -1);
 		g_checksum_update(checksum, (const guchar *)"\n", 1);
 		g_checksum_update(checksum, (const guchar *)episode->title, -1);
 		g_checksum_update(checksum, (const guchar *)duration, -1);
@@ -114,7 +118,8 @@ push(Bridge *bridge, const char *name, GPtrArray *episodes)
 	for (guint i = 0; i < episodes->len; i++) {
 		const BridgeEpisode *episode = episodes->pdata[i];
 
-		g_ptr_array_add(uris, episode->url);
+		g_ptr_array_add(
+		        uris, (gpointer)bridge_downloads_uri(bridge, episode));
 	}
 	if (!bridge_mpd_replace_playlist(bridge->mpd, name,
 	                                 (const char *const *)uris->pdata,
@@ -135,7 +140,7 @@ push_changed(Bridge *bridge, const char *name, GPtrArray *episodes,
              char **pushed, gboolean force)
 {
 	g_autofree char *safe = bridge_mpd_safe_playlist_name(name);
-	g_autofree char *hash = hash_of(safe, episodes);
+	g_autofree char *hash = hash_of(bridge, safe, episodes);
 
 	if (!force && g_strcmp0(hash, *pushed) == 0 &&
 	    !bridge_playlist_files_edited(bridge, safe))
@@ -154,7 +159,8 @@ push_changed(Bridge *bridge, const char *name, GPtrArray *episodes,
 static void
 write_m3u(const Bridge *bridge, const char *name, GPtrArray *episodes)
 {
-	g_autoptr(GString) text = bridge_playlist_files_m3u(name, episodes);
+	g_autoptr(GString) text =
+	        bridge_playlist_files_m3u(bridge, name, episodes);
 	g_autofree char *path = bridge_playlist_files_path(
 	        bridge->config->music_directory, name);
 	g_autoptr(GError) error = NULL;

@@ -377,7 +377,7 @@ set_text(TagLib_Tag *tag, void (*set)(TagLib_Tag *, const char *),
 }
 
 gboolean
-bridge_tags_write(const char *path, const BridgeTags *tags, GError **error)
+bridge_tags_write(const char *path, const BridgeFileTags *tags, GError **error)
 {
 	g_autofree char *link = NULL;
 	TagLib_File *file = NULL;

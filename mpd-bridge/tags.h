@@ -25,7 +25,7 @@ typedef struct {
 	const char *genre;   /* "Podcast"; nullable */
 	guint track;         /* episode number, 0 = none */
 	const char *comment; /* e.g. the episode's guid; nullable */
-} BridgeTags;
+} BridgeFileTags;
 
 /*
  * Writes @tags into the file at @path, in place, keeping what else the
@@ -51,6 +51,6 @@ typedef struct {
  * on the same file at once.
  */
 gboolean
-bridge_tags_write(const char *path, const BridgeTags *tags, GError **error);
+bridge_tags_write(const char *path, const BridgeFileTags *tags, GError **error);
 
 #endif

@@ -37,7 +37,7 @@ main(int argc, char **argv)
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new("FILE");
 	g_autoptr(GError) error = NULL;
-	BridgeTags tags = { 0 };
+	BridgeFileTags tags = { 0 };
 
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!g_option_context_parse(context, &argc, &argv, &error) ||

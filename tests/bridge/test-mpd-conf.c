@@ -78,7 +78,8 @@ read_conf(const char *text)
 {
 	g_autofree char *path = write_file("mpd.conf", text);
 	g_autoptr(GError) error = NULL;
-	char *directory = bridge_mpd_conf_playlist_directory(path, &error);
+	char *directory =
+	        bridge_mpd_conf_directory(path, "playlist_directory", &error);
 
 	g_assert_no_error(error);
 	return directory;
@@ -97,7 +98,7 @@ assert_fails(const char *text, GQuark domain, int code, const char *name,
 	        "%s/conf/%s line %u: ", g_get_user_data_dir(), name, line);
 	g_autoptr(GError) error = NULL;
 	g_autofree char *directory =
-	        bridge_mpd_conf_playlist_directory(path, &error);
+	        bridge_mpd_conf_directory(path, "playlist_directory", &error);
 
 	g_assert_null(directory);
 	g_assert_error(error, domain, code);
@@ -132,7 +133,8 @@ test_none(void)
 	g_assert_null(directory);
 
 	missing = g_build_filename(g_get_user_data_dir(), "nowhere.conf", NULL);
-	directory = bridge_mpd_conf_playlist_directory(missing, &error);
+	directory = bridge_mpd_conf_directory(missing, "playlist_directory",
+	                                      &error);
 	g_assert_null(directory);
 	g_assert_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
 	g_assert_nonnull(strstr(error->message, missing));

@@ -38,7 +38,7 @@ static const Case cases[] = {
 #define FIXTURE_TITLE  "Fixture title"
 #define FIXTURE_ARTIST "Fixture artist"
 
-static const BridgeTags full_tags = {
+static const BridgeFileTags full_tags = {
 	.title = "Épisode 12 – ünïcødé ✓",
 	.album = "The Podcast",
 	.artist = "Host Name",
@@ -209,7 +209,7 @@ read_tags_clear(ReadTags *tags)
 }
 
 static void
-write_ok(const char *path, const BridgeTags *tags)
+write_ok(const char *path, const BridgeFileTags *tags)
 {
 	g_autoptr(GError) error = NULL;
 
@@ -246,8 +246,8 @@ test_keep(Fixture *fixture, gconstpointer data)
 {
 	const Case *c = data;
 	g_autofree char *path = copy_fixture(fixture, c->fixture, c->copy);
-	const BridgeTags title_only = { .title = "Only the title" };
-	const BridgeTags blank = {
+	const BridgeFileTags title_only = { .title = "Only the title" };
+	const BridgeFileTags blank = {
 		.title = " \t\n",
 		.artist = "\r\n",
 		.album = "",
@@ -281,7 +281,7 @@ test_untouched_fields(Fixture *fixture, gconstpointer data)
 {
 	g_autofree char *path =
 	        copy_fixture(fixture, "silence.mp3", "episode.mp3");
-	const BridgeTags tags = { .title = "New title", .track = 3 };
+	const BridgeFileTags tags = { .title = "New title", .track = 3 };
 	ReadTags got;
 
 	g_test_summary("The file's own artist stays when none is given");
@@ -303,7 +303,7 @@ test_date_forms(Fixture *fixture, gconstpointer data)
 
 	g_test_summary("A year alone and a year and month are dates too");
 	for (gsize i = 0; i < G_N_ELEMENTS(dates); i++) {
-		const BridgeTags tags = { .date = dates[i] };
+		const BridgeFileTags tags = { .date = dates[i] };
 		ReadTags got;
 
 		write_ok(path, &tags);
@@ -327,7 +327,7 @@ test_bad_date(void)
 	g_test_summary("A date that is not YYYY[-MM[-DD]] is a bug of the "
 	               "caller's");
 	for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
-		const BridgeTags tags = { .date = bad[i] };
+		const BridgeFileTags tags = { .date = bad[i] };
 
 		g_test_expect_message("mpd-bridge", G_LOG_LEVEL_CRITICAL,
 		                      "*date_year*");
@@ -342,7 +342,7 @@ test_clean(Fixture *fixture, gconstpointer data)
 	g_autofree char *path =
 	        copy_fixture(fixture, "silence.mp3", "episode.mp3");
 	g_autoptr(GString) long_title = g_string_new(NULL);
-	const BridgeTags hostile = {
+	const BridgeFileTags hostile = {
 		.title = "Line\none\r\ntab\there\x1b[31mred\x7f del\xc2\x85"
 		         "nel\xe2\x80\xa8sep\xe2\x80\xa9par  \x0b\x0c end\n",
 		.album = "\x1b]0;title\x07Show\xc2\x9b",
@@ -350,7 +350,7 @@ test_clean(Fixture *fixture, gconstpointer data)
 		.genre = "\tPodcast\t",
 		.comment = "guid\x01\x02-1",
 	};
-	BridgeTags tags = { 0 };
+	BridgeFileTags tags = { 0 };
 	ReadTags got;
 
 	g_test_summary("Control characters go, line breaks and separators "
