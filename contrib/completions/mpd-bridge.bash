@@ -52,7 +52,8 @@ _mpd_bridge()
 	local prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local commands='run subscribe unsubscribe list refresh set episodes
 		queue mark star unstar later list-add list-remove lists status
-		show import-opml export-opml search sync ping help'
+		show download delete downloads import-opml export-opml search
+		sync ping help'
 	local cmd=${COMP_WORDS[0]/#\~/$HOME} i command='' first=0
 	local -a config=()
 	COMPREPLY=()
@@ -112,7 +113,7 @@ _mpd_bridge()
 		case $n in
 		0) _mpd_bridge_complete_feeds "$word" "$cmd" "${config[@]}" ;;
 		1) COMPREPLY=($(compgen -W 'name auto-queue keep match exclude
-			min-duration' -- "$cur")) ;;
+			min-duration download' -- "$cur")) ;;
 		2) [[ $prev == auto-queue ]] &&
 			COMPREPLY=($(compgen -W 'yes no' -- "$cur")) ;;
 		esac
@@ -120,7 +121,7 @@ _mpd_bridge()
 	later)
 		((n == 0)) && COMPREPLY=($(compgen -W 'add remove move' -- "$cur"))
 		;;
-	queue | star | unstar)
+	queue | star | unstar | download | delete)
 		if [[ $prev == latest ]]; then
 			_mpd_bridge_complete_feeds "$word" "$cmd" "${config[@]}"
 		else
@@ -144,7 +145,7 @@ _mpd_bridge()
 			_mpd_bridge_files "$word"
 		fi
 		;;
-	search)
+	search | downloads)
 		[[ $cur == -* ]] && COMPREPLY=($(compgen -W '--json' -- "$cur"))
 		;;
 	sync)
