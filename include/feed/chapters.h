@@ -4,6 +4,7 @@
 
 #include <feed/chapter.h>
 #include <feed/episode.h>
+#include <feed/fetcher.h>
 #include <feed/version.h>
 #include <glib.h>
 
@@ -183,6 +184,67 @@ feed_chapter_list_get_jump(const FeedChapterList *list, guint index);
 FEED_PUBLIC
 gint
 feed_chapter_list_find_jump(const FeedChapterList *list, gint64 position_ms);
+
+/**
+ * Called once when a fetch of JSON chapters ends.
+ *
+ * @param chapters (transfer none) (nullable) the chapters, valid during the
+ *        call (take a reference to keep them); NULL on error
+ * @param error (nullable) why the fetch failed, or NULL; owned by libfeed
+ * @param user_data the pointer given with the fetch
+ * @since 0.1
+ */
+typedef void (*FeedChaptersFunc)(FeedChapterList *chapters, const GError *error,
+                                 gpointer user_data);
+
+/**
+ * Fetches and reads a JSON chapters document (an episode's
+ * feed_episode_get_chapters_url()) on a fetcher, under the rules of its
+ * feed fetches: http and https only (never `file://`, not even through a
+ * redirect), redirects checked hop by hop and limited as for feeds, the
+ * fetcher's timeouts and transfer limits, and a size cap of
+ * #FEED_CHAPTERS_MAX_SIZE (or the fetcher's own, when smaller), counted
+ * after decompression.
+ *
+ * The Podcasting 2.0 specification asks apps to get the listener's
+ * consent before they fetch chapters, since the server learns who
+ * listens: ask before calling this.
+ *
+ * @param fetcher a fetcher
+ * @param url the document's URL
+ * @param cancellable (nullable) cancels the fetch; the callback then gets
+ *        G_IO_ERROR_CANCELLED
+ * @param callback called once, from the fetcher's context, never before
+ *        this function returns; its error is one of the fetcher's (e.g.
+ *        #FEED_ERROR_HTTP, #FEED_ERROR_SCHEME, #FEED_ERROR_REDIRECT,
+ *        #FEED_ERROR_TIMEOUT, #FEED_ERROR_TOO_LARGE, #FEED_ERROR_NETWORK)
+ *        or one of feed_chapter_list_new_from_json()'s, each message
+ *        starting with @p url
+ * @param user_data passed to @p callback
+ * @since 0.1
+ */
+FEED_PUBLIC
+void
+feed_fetcher_fetch_chapters(FeedFetcher *fetcher, const char *url,
+                            GCancellable *cancellable,
+                            FeedChaptersFunc callback, gpointer user_data);
+
+/**
+ * Fetches and reads a JSON chapters document, blocking, on a fetcher of
+ * its own with the default settings (see feed_fetcher_fetch_chapters()).
+ * Runs a private main context, so it may be called from any thread.
+ *
+ * @param url the document's URL
+ * @param cancellable (nullable) cancels the fetch
+ * @param error return location for a GError, or NULL
+ * @return (transfer full) the chapters, or NULL with @p error set as for
+ *         feed_fetcher_fetch_chapters()
+ * @since 0.1
+ */
+FEED_PUBLIC
+FeedChapterList *
+feed_chapters_fetch_sync(const char *url, GCancellable *cancellable,
+                         GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(FeedChapterList, feed_chapter_list_unref)
 
