@@ -258,7 +258,7 @@ web_url(const char *url)
 	g_autofree char *scheme = NULL;
 	g_autofree char *clean = NULL;
 
-	if (url == NULL)
+	if (url == NULL || !g_utf8_validate(url, -1, NULL))
 		return NULL;
 	clean = g_strstrip(g_strdup(url));
 	scheme = g_uri_parse_scheme(clean);
@@ -333,7 +333,9 @@ read_chapter(JsonNode *node, guint number, GError **error)
 	chapter = g_new0(FeedChapter, 1);
 	chapter->start = start;
 	chapter->end = end >= start ? end : -1;
-	chapter->title = g_strstrip(g_strdup(title != NULL ? title : ""));
+	/* json-glib turns a lone surrogate escape into invalid UTF-8. */
+	chapter->title =
+	        g_strstrip(g_utf8_make_valid(title != NULL ? title : "", -1));
 	chapter->image = web_url(img);
 	chapter->href = web_url(url);
 	chapter->toc = toc;

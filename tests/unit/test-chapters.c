@@ -332,6 +332,7 @@ test_utf8(void)
 	                          "garbage";
 	g_autoptr(GError) error = NULL;
 	g_autoptr(FeedChapterList) list = NULL;
+	const char *title;
 
 	g_test_summary("invalid UTF-8 and NUL bytes are refused, by offset");
 	assert_bad(bad_title, "not valid UTF-8 at byte 60");
@@ -346,6 +347,18 @@ test_utf8(void)
 	g_assert_cmpstr(
 	        feed_chapter_get_title(feed_chapter_list_get_chapter(list, 0)),
 	        ==, "caf\xc3\xa9 \xc3\xa9");
+	g_clear_pointer(&list, feed_chapter_list_unref);
+
+	/* Found by fuzz-chapters: json-glib decodes a lone surrogate to
+	 * bytes that are not UTF-8. */
+	list = parse_ok("{\"version\": \"1\", \"chapters\": [{\"startTime\": "
+	                "0, \"title\": \"a \\ud83c\\script\", "
+	                "\"url\": \"https://example.com/\\ud83c\\sx\"}]}");
+	title = feed_chapter_get_title(feed_chapter_list_get_chapter(list, 0));
+	g_assert_true(g_utf8_validate(title, -1, NULL));
+	g_assert_true(g_str_has_prefix(title, "a "));
+	g_assert_null(
+	        feed_chapter_get_href(feed_chapter_list_get_chapter(list, 0)));
 }
 
 static void
