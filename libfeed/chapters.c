@@ -251,12 +251,13 @@ get_string(JsonObject *object, const char *name, guint number,
 	return TRUE;
 }
 
-/* @url when it is an http or https URL, else NULL. */
+/* @url when it is an http or https URL with a host, else NULL. */
 static char *
 web_url(const char *url)
 {
 	g_autofree char *scheme = NULL;
 	g_autofree char *clean = NULL;
+	g_autoptr(GUri) uri = NULL;
 
 	if (url == NULL || !g_utf8_validate(url, -1, NULL))
 		return NULL;
@@ -265,7 +266,9 @@ web_url(const char *url)
 	if (scheme == NULL || (g_ascii_strcasecmp(scheme, "http") != 0 &&
 	                       g_ascii_strcasecmp(scheme, "https") != 0))
 		return NULL;
-	if (!g_uri_is_valid(clean, G_URI_FLAGS_ENCODED, NULL))
+	uri = g_uri_parse(clean, G_URI_FLAGS_ENCODED, NULL);
+	if (uri == NULL || g_uri_get_host(uri) == NULL ||
+	    *g_uri_get_host(uri) == '\0')
 		return NULL;
 	return g_steal_pointer(&clean);
 }

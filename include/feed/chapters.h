@@ -34,10 +34,10 @@ typedef struct FeedChapterList FeedChapterList;
  * `startTime` (seconds, a number that may be fractional) and optionally
  * `title`, `img`, `url`, `endTime` and `toc`; null counts as absent, other
  * members are ignored. `img` and `url` are kept only when they are http or
- * https URLs. An `endTime` before its chapter's start is dropped. Strict
- * about everything else: a document that breaks these rules gives no
- * chapters and an error that says what is wrong ("chapter 3 has no
- * startTime").
+ * https URLs with a host. An `endTime` before its chapter's start is
+ * dropped. Strict about everything else: a document that breaks these
+ * rules gives no chapters and an error that says what is wrong ("chapter 3
+ * has no startTime"). Titles are valid UTF-8, "" when absent.
  *
  * Refuses, before parsing, more than #FEED_CHAPTERS_MAX_SIZE bytes, and
  * arrays or objects nested more than 32 deep; after parsing, more than

@@ -304,10 +304,13 @@ test_urls(void)
 	        "{\"startTime\": 2, \"img\": \"HTTP://example.com/a.png\","
 	        " \"url\": \" https://example.com/x \"},"
 	        "{\"startTime\": 3, \"img\": \"http://[bad/\","
-	        " \"url\": \"\"}]}");
+	        " \"url\": \"\"},"
+	        "{\"startTime\": 4, \"img\": \"https:no-host.jpg\","
+	        " \"url\": \"http:///path\"}]}");
 	const FeedChapter *c;
 
-	g_test_summary("img and url are kept only when http or https");
+	g_test_summary("img and url are kept only when http or https, with a "
+	               "host");
 	for (guint i = 0; i < 2; i++) {
 		c = feed_chapter_list_get_chapter(list, i);
 		g_assert_null(feed_chapter_get_image(c));
@@ -317,9 +320,11 @@ test_urls(void)
 	g_assert_cmpstr(feed_chapter_get_image(c), ==,
 	                "HTTP://example.com/a.png");
 	g_assert_cmpstr(feed_chapter_get_href(c), ==, "https://example.com/x");
-	c = feed_chapter_list_get_chapter(list, 3);
-	g_assert_null(feed_chapter_get_image(c));
-	g_assert_null(feed_chapter_get_href(c));
+	for (guint i = 3; i < 5; i++) {
+		c = feed_chapter_list_get_chapter(list, i);
+		g_assert_null(feed_chapter_get_image(c));
+		g_assert_null(feed_chapter_get_href(c));
+	}
 }
 
 static void
