@@ -380,7 +380,11 @@ feed_chapter_list_new_from_json(const char *data, gsize length, GError **error)
 	}
 	parser = json_parser_new_immutable();
 	if (!json_parser_load_from_data(parser, data, (gssize)length, &local)) {
-		bad(error, "%s", local->message);
+		/* It may quote a string it decoded into invalid UTF-8. */
+		g_autofree char *message =
+		        g_utf8_make_valid(local->message, -1);
+
+		bad(error, "%s", message);
 		return NULL;
 	}
 	node = json_parser_get_root(parser);
