@@ -19,4 +19,12 @@ G_GNUC_INTERNAL
 gint64
 feed_duration_parse(const char *text);
 
+/*
+ * The same, to the millisecond: the fraction's first three digits count
+ * (`35:12.250` = 2112250). Returns milliseconds, 0 when unparseable.
+ */
+G_GNUC_INTERNAL
+gint64
+feed_duration_parse_ms(const char *text);
+
 #endif

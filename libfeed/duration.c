@@ -33,15 +33,22 @@ read_number(const char **p, const char *end, gsize min, gsize max,
 	return TRUE;
 }
 
-/* Skips a fraction ('.' and at least one digit), which is dropped. */
+/*
+ * Skips a fraction ('.' and at least one digit). Its first three digits, as
+ * milliseconds, go to *@ms; the rest is dropped.
+ */
 static void
-skip_fraction(const char **p, const char *end)
+skip_fraction(const char **p, const char *end, gint64 *ms)
 {
 	const char *s = *p;
+	gint64 scale = 100;
 
 	if (s < end && *s == '.' && s + 1 < end && g_ascii_isdigit(s[1])) {
 		s++;
+		*ms = 0;
 		while (s < end && g_ascii_isdigit(*s)) {
+			*ms += (*s - '0') * scale;
+			scale /= 10;
 			s++;
 		}
 		*p = s;
@@ -65,7 +72,7 @@ add_units(gint64 *total, gint64 count, gint64 unit)
  * also take "+5" and "-5"; the contract gives those 0.
  */
 static gboolean
-parse_clock(const char *p, const char *end, gint64 *seconds)
+parse_clock(const char *p, const char *end, gint64 *seconds, gint64 *ms)
 {
 	gint64 fields[3];
 	gsize n = 0;
@@ -80,7 +87,7 @@ parse_clock(const char *p, const char *end, gint64 *seconds)
 			return FALSE;
 		}
 	}
-	skip_fraction(&p, end);
+	skip_fraction(&p, end, ms);
 	if (p != end) {
 		return FALSE;
 	}
@@ -99,7 +106,7 @@ parse_clock(const char *p, const char *end, gint64 *seconds)
  * length in seconds, so they are refused.
  */
 static gboolean
-parse_iso8601(const char *p, const char *end, gint64 *seconds)
+parse_iso8601(const char *p, const char *end, gint64 *seconds, gint64 *ms)
 {
 	static const struct {
 		char designator;
@@ -134,7 +141,7 @@ parse_iso8601(const char *p, const char *end, gint64 *seconds)
 			return FALSE;
 		}
 		if (p < end && *p == '.') {
-			skip_fraction(&p, end);
+			skip_fraction(&p, end, ms);
 			/* Only the seconds may have a fraction. */
 			if (p == end || g_ascii_toupper(*p) != 'S') {
 				return FALSE;
@@ -164,14 +171,16 @@ parse_iso8601(const char *p, const char *end, gint64 *seconds)
 	return TRUE;
 }
 
-gint64
-feed_duration_parse(const char *text)
+/* Seconds and the milliseconds of a fraction; FALSE when unparseable. */
+static gboolean
+parse(const char *text, gint64 *seconds, gint64 *ms)
 {
 	const char *end;
-	gint64 seconds = 0;
 
+	*seconds = 0;
+	*ms = 0;
 	if (text == NULL) {
-		return 0;
+		return FALSE;
 	}
 	while (g_ascii_isspace(*text)) {
 		text++;
@@ -180,9 +189,31 @@ feed_duration_parse(const char *text)
 	while (end > text && g_ascii_isspace(end[-1])) {
 		end--;
 	}
-	if (parse_clock(text, end, &seconds) ||
-	    parse_iso8601(text, end, &seconds)) {
-		return seconds;
+	if (parse_clock(text, end, seconds, ms)) {
+		return TRUE;
 	}
-	return 0;
+	*ms = 0;
+	return parse_iso8601(text, end, seconds, ms);
+}
+
+gint64
+feed_duration_parse(const char *text)
+{
+	gint64 seconds;
+	gint64 ms;
+
+	return parse(text, &seconds, &ms) ? seconds : 0;
+}
+
+gint64
+feed_duration_parse_ms(const char *text)
+{
+	gint64 seconds;
+	gint64 ms;
+
+	if (!parse(text, &seconds, &ms)) {
+		return 0;
+	}
+	/* DURATION_MAX seconds still fit in milliseconds. */
+	return seconds * 1000 + ms;
 }

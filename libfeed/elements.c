@@ -795,7 +795,9 @@ start_chapter(FeedParser *parser, const Attributes *attrs, const Frame *frame)
 	href = url_attribute(parser, attrs, NS_CORE, "href", frame);
 	image = url_attribute(parser, attrs, NS_CORE, "image", frame);
 	chapter = g_new0(FeedChapter, 1);
-	chapter->start = feed_duration_parse(start);
+	chapter->start = feed_duration_parse_ms(start);
+	chapter->end = -1;
+	chapter->toc = TRUE;
 	chapter->title = g_steal_pointer(&title);
 	chapter->href = g_steal_pointer(&href);
 	chapter->image = g_steal_pointer(&image);

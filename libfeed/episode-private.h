@@ -21,10 +21,12 @@ struct FeedAlternateEnclosure {
 };
 
 struct FeedChapter {
-	gint64 start; /* seconds */
-	char *title;  /* never NULL */
+	gint64 start; /* milliseconds from the episode's start */
+	gint64 end;   /* milliseconds; -1 means unknown */
+	char *title;  /* never NULL; "" when the chapter has none */
 	char *href;   /* NULL when absent */
 	char *image;  /* NULL when absent */
+	gboolean toc; /* FALSE: not a jump point (JSON `toc: false`) */
 };
 
 struct FeedPerson {
@@ -93,6 +95,10 @@ feed_alternate_enclosure_free(FeedAlternateEnclosure *alternate);
 G_GNUC_INTERNAL
 void
 feed_chapter_free(FeedChapter *chapter);
+
+G_GNUC_INTERNAL
+FeedChapter *
+feed_chapter_copy(const FeedChapter *chapter);
 
 G_GNUC_INTERNAL
 void

@@ -150,6 +150,7 @@ feed_fetch_result_unref(FeedFetchResult *result)
 	g_free(result->last_modified);
 	g_free(result->content_hash);
 	g_clear_error(&result->body_stream_error);
+	g_clear_pointer(&result->body, g_bytes_unref);
 	g_free(result);
 }
 

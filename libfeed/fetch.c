@@ -2,7 +2,8 @@
  * One fetch, from its first transfer to its callback: conditional GET,
  * redirects followed by hand (so each hop's scheme, permanence and loops
  * are checked), the body streamed into the parser or, for a web page,
- * into autodiscovery, and RFC 5005 pages.
+ * into autodiscovery, and RFC 5005 pages. A document that is not a feed
+ * (JSON chapters) takes the same path, its body kept in memory instead.
  */
 #include "channel-private.h"
 #include "discover-private.h"
@@ -17,12 +18,16 @@
 	"Accept: application/rss+xml, application/atom+xml, "                  \
 	"application/rdf+xml;q=0.9, application/xml;q=0.9, text/xml;q=0.9, "   \
 	"*/*;q=0.8"
+#define ACCEPT_JSON                                                            \
+	"Accept: application/json+chapters, application/json;q=0.9, "          \
+	"*/*;q=0.8"
 
 typedef enum {
 	BODY_NONE, /* nothing yet */
 	BODY_FEED, /* into the parser */
 	BODY_PAGE, /* an HTML page, into autodiscovery */
 	BODY_SKIP, /* an error page or a redirect's: counted, not read */
+	BODY_KEEP, /* a document that is not a feed, kept in @kept */
 } BodyKind;
 
 typedef struct Fetch Fetch;
@@ -63,6 +68,7 @@ struct Fetch {
 	FeedParser *parser;
 	FeedDiscover *discover;
 	XXH3_state_t *hash; /* of the body so far */
+	GByteArray *kept;   /* BODY_KEEP's bytes so far, or NULL */
 	GError *body_error; /* why the body was refused, or NULL */
 
 	FeedChannel *channel; /* of the first page, once parsed */
@@ -118,6 +124,7 @@ reset_response(Fetch *fetch)
 	g_clear_pointer(&fetch->parser, feed_parser_free);
 	g_clear_pointer(&fetch->discover, feed_discover_free);
 	g_clear_pointer(&fetch->hash, XXH3_freeState);
+	g_clear_pointer(&fetch->kept, g_byte_array_unref);
 	g_clear_error(&fetch->body_error);
 }
 
@@ -274,7 +281,8 @@ fetch_start_transfer(Job *job)
 	curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(easy, CURLOPT_WRITEDATA, fetch);
 
-	fetch->headers = curl_slist_append(NULL, ACCEPT);
+	fetch->headers = curl_slist_append(
+	        NULL, request->keep_body_max != 0 ? ACCEPT_JSON : ACCEPT);
 	if (fetch->pages == 0 && !fetch->discovered) {
 		if (request->etag != NULL)
 			fetch->headers = feed_transfer_add_header(
@@ -368,6 +376,8 @@ body_kind(Fetch *fetch, const char *data, gsize length)
 
 	if (fetch->status >= 300)
 		return BODY_SKIP;
+	if (fetch->request->keep_body_max != 0)
+		return BODY_KEEP;
 	if (fetch->discovered ||
 	    (fetch->request->flags & FEED_FETCH_NO_DISCOVERY))
 		return BODY_FEED;
@@ -409,7 +419,10 @@ on_body(char *data, size_t size, size_t n, void *user_data)
 	Fetch *fetch = user_data;
 	gsize length = size * n;
 	GError *error = NULL;
+	gsize max_size = fetch->job.fetcher->max_size;
 
+	if (fetch->request->keep_body_max != 0)
+		max_size = MIN(max_size, fetch->request->keep_body_max);
 	if (fetch->body == BODY_NONE) {
 		fetch->body = body_kind(fetch, data, length);
 		if (fetch->body == BODY_FEED) {
@@ -419,6 +432,8 @@ on_body(char *data, size_t size, size_t n, void *user_data)
 			                         fetch->job.fetcher->max_size);
 		} else if (fetch->body == BODY_PAGE) {
 			fetch->discover = feed_discover_new(fetch->url);
+		} else if (fetch->body == BODY_KEEP) {
+			fetch->kept = g_byte_array_new();
 		}
 		/*
 		 * The hash only tells a body from the last one, so it need not
@@ -430,14 +445,18 @@ on_body(char *data, size_t size, size_t n, void *user_data)
 	}
 	/* The cap counts decompressed bytes: a gzip bomb stops here. */
 	fetch->body_bytes += length;
-	if (fetch->body_bytes > fetch->job.fetcher->max_size) {
-		g_autofree char *cap = g_format_size_full(
-		        fetch->job.fetcher->max_size, G_FORMAT_SIZE_IEC_UNITS);
+	if (fetch->body_bytes > max_size) {
+		g_autofree char *cap =
+		        g_format_size_full(max_size, G_FORMAT_SIZE_IEC_UNITS);
 
-		refuse_body(fetch, g_error_new(FEED_ERROR, FEED_ERROR_TOO_LARGE,
-		                               "%s: the feed is larger than "
-		                               "the %s cap",
-		                               fetch->request->url, cap));
+		refuse_body(fetch,
+		            g_error_new(FEED_ERROR, FEED_ERROR_TOO_LARGE,
+		                        "%s: the %s is larger than "
+		                        "the %s cap",
+		                        fetch->request->url,
+		                        fetch->body == BODY_KEEP ? "document"
+		                                                 : "feed",
+		                        cap));
 		return 0;
 	}
 	XXH3_128bits_update(fetch->hash, data, length);
@@ -452,6 +471,9 @@ on_body(char *data, size_t size, size_t n, void *user_data)
 		break;
 	case BODY_PAGE:
 		feed_discover_push(fetch->discover, data, length);
+		break;
+	case BODY_KEEP:
+		g_byte_array_append(fetch->kept, (const guint8 *)data, length);
 		break;
 	default:
 		break;
@@ -562,6 +584,19 @@ follow_discovered(Fetch *fetch)
 	g_free(fetch->host);
 	fetch->host = feed_transfer_host_of(fetch->url);
 	return TRUE;
+}
+
+/* A document that is not a feed has come whole: the result holds it. */
+static void
+finish_kept(Fetch *fetch)
+{
+	GByteArray *kept = g_steal_pointer(&fetch->kept);
+
+	record_response(fetch);
+	fetch->result->body = kept != NULL ? g_byte_array_free_to_bytes(kept)
+	                                   : g_bytes_new(NULL, 0);
+	fetch->result->status = FEED_FETCH_UPDATED;
+	complete(fetch, NULL);
 }
 
 static void
@@ -691,6 +726,10 @@ fetch_transfer_done(Job *job, CURLcode code)
 		fail(fetch, FEED_ERROR_HTTP, "HTTP %ld%s%s", status,
 		     fetch->reason != NULL ? " " : "",
 		     fetch->reason != NULL ? fetch->reason : "");
+		return FALSE;
+	}
+	if (fetch->request->keep_body_max != 0) {
+		finish_kept(fetch);
 		return FALSE;
 	}
 	if (fetch->body == BODY_PAGE)

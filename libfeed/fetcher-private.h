@@ -22,6 +22,12 @@ struct FeedFetchRequest {
 	FeedEpisodeFunc episode_func; /* NULL: episodes go to the channel */
 	gpointer episode_data;
 	GOutputStream *body_stream; /* gets a copy of the body; NULL: none */
+	/*
+	 * Set only inside libfeed, for documents that are not feeds (JSON
+	 * chapters): the body is kept whole in the result's @body, up to
+	 * this many bytes, instead of parsed. 0: the body is a feed.
+	 */
+	gsize keep_body_max;
 };
 
 struct FeedFetchResult {
@@ -41,6 +47,7 @@ struct FeedFetchResult {
 	gint64 elapsed;    /* microseconds */
 	/* Why the copy to the body stream stopped; NULL while it did not. */
 	GError *body_stream_error;
+	GBytes *body; /* the kept body (keep_body_max); NULL for feeds */
 };
 
 /*

@@ -31,7 +31,7 @@ _feedtool()
 	fi
 
 	if ((COMP_CWORD == 1)); then
-		COMPREPLY=($(compgen -W 'parse refresh playlist opml download
+		COMPREPLY=($(compgen -W 'parse refresh playlist chapters opml download
 			--help --version' -- "$cur"))
 		return
 	fi
@@ -78,6 +78,18 @@ _feedtool()
 		esac
 		options='--format --newest --oldest-first --since --match
 			--exclude --min-duration --media --output --help'
+		;;
+	chapters)
+		# FEED, then EPISODE: a GUID, a number or latest.
+		local words=0 i
+		for ((i = 2; i < COMP_CWORD; i++)); do
+			[[ ${COMP_WORDS[i]} == -* ]] || words=$((words + 1))
+		done
+		if [[ $cur != -* ]] && ((words == 1)); then
+			COMPREPLY=($(compgen -W 'latest' -- "$cur"))
+			return
+		fi
+		options='--json --no-fetch --help'
 		;;
 	'opml list')
 		options='--json --help'

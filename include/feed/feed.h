@@ -12,6 +12,7 @@
 
 #include <feed/channel.h>
 #include <feed/chapter.h>
+#include <feed/chapters.h>
 #include <feed/download.h>
 #include <feed/enclosure.h>
 #include <feed/episode.h>

@@ -1,5 +1,6 @@
 /* feedtool: libfeed's command-line tool, on the public API alone. */
 #include "download-command.h"
+#include "chapters-command.h"
 #include "feed-json.h"
 #include "listing.h"
 #include "opml-command.h"
@@ -272,6 +273,8 @@ usage(FILE *out)
 	        "[--oldest-first] [--since DATE]\n"
 	        "           [--match RE] [--exclude RE] [-o FILE] FEED\n"
 	        "      a feed's episodes as a playlist\n"
+	        "  chapters [--json] [--no-fetch] FEED EPISODE\n"
+	        "      an episode's chapters, Podlove and JSON ones merged\n"
 	        "  opml list [--json] FILE|-\n"
 	        "      the feed URLs of a subscription list\n"
 	        "  opml make [-o FILE] [--title TITLE] URL…\n"
@@ -311,6 +314,8 @@ main(int argc, char **argv)
 		return opml_command(argc - 1, argv + 1);
 	if (strcmp(argv[1], "download") == 0)
 		return download_command(argc - 1, argv + 1);
+	if (strcmp(argv[1], "chapters") == 0)
+		return chapters_command(argc - 1, argv + 1);
 	fprintf(stderr, "feedtool: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;

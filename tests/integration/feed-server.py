@@ -31,6 +31,8 @@ What a path does (NAME is [A-Za-z0-9_-]+):
                         like /tohost, but only with Basic user:secret
   /status/CODE[/NAME]   that status with a short HTML body
   /slow                 a feed dribbled over about 2 seconds
+  /bytes/N              N bytes of JSON (a chapters document padded with
+                        spaces), N up to 64 MiB
 
 Faults (the optional NAME only makes URLs distinct and names the feed):
 
@@ -54,6 +56,7 @@ Faults (the optional NAME only makes URLs distinct and names the feed):
   /auth/NAME            /feed/NAME behind Basic auth user:secret
   /html-as-feed         an RSS feed served as text/html
   /data/FILE            a file of the data/ directory beside this script
+                        (application/json for *.json)
 
 Query parameters on any of those: delay=MS waits before answering, n=K
 gives a feed K base episodes (default 3), newurl=1 adds
@@ -186,6 +189,12 @@ def paged_feed(kind, page, base):
                      f"href={quoteattr(link(page + 1))}/>\n")
     return rss_feed(f"{kind}", n=2, extra_channel="".join(links),
                     title_prefix=f"page {page}")
+
+
+def padded_json(size):
+    """A JSON chapters document of exactly @size bytes (at least 40)."""
+    head = b'{"version": "1.2.0", "chapters": []'
+    return head + b" " * max(size - len(head) - 1, 0) + b"}"
 
 
 def html_page(name, kind):
@@ -538,6 +547,10 @@ class Handler(BaseHTTPRequestHandler):
                            .encode(), "text/html", headers)
         elif path == "/slow":
             self.slow()
+        elif head == "bytes" and len(rest) == 1 and rest[0].isdigit() and \
+                int(rest[0]) <= 64 << 20:
+            self.send_body(200, padded_json(int(rest[0])),
+                           "application/json")
         elif head in FAULTS and (not rest or one):
             getattr(self, FAULTS[head])(name or head)
         elif head == "page" and len(rest) == 2 and rest[0] in ("rss", "atom") \
@@ -589,7 +602,8 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             self.not_found()
             return
-        self.send_body(200, body, "application/xml")
+        self.send_body(200, body, "application/json"
+                       if name.endswith(".json") else "application/xml")
 
     def slow(self):
         body = rss_feed("slow")

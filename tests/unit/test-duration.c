@@ -219,6 +219,39 @@ test_long(void)
 	}
 }
 
+static void
+test_ms(void)
+{
+	static const struct {
+		const char *text;
+		gint64 expected;
+	} cases[] = {
+		{ "37", 37000 },
+		{ "7:48", 468000 },
+		{ "35:12.250", 2112250 },
+		{ "05:12:03.5", 18723500 },
+		{ "1.0009", 1000 },
+		{ "0.07", 70 },
+		{ "PT1M2.25S", 62250 },
+		{ "1.", 0 },
+		{ "-1.5", 0 },
+		{ "", 0 },
+		{ NULL, 0 },
+	};
+
+	g_test_summary("chapter starts keep their fraction to the millisecond");
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		gint64 got = feed_duration_parse_ms(cases[i].text);
+
+		if (got != cases[i].expected)
+			g_test_fail_printf("feed_duration_parse_ms(\"%s\") = "
+			                   "%" G_GINT64_FORMAT
+			                   ", expected %" G_GINT64_FORMAT,
+			                   cases[i].text, got,
+			                   cases[i].expected);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -228,5 +261,6 @@ main(int argc, char **argv)
 	}
 	g_test_add_func("/duration/null", test_null);
 	g_test_add_func("/duration/long-input", test_long);
+	g_test_add_func("/duration/milliseconds", test_ms);
 	return g_test_run();
 }
