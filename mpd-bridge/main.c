@@ -409,6 +409,11 @@ run_through_daemon(Bridge *bridge, char **argv, const GError *lock_error)
 
 	if (strcmp(argv[0], "import-opml") == 0)
 		return import_through_daemon(bridge, argv);
+	if (command != NULL && command->check != NULL &&
+	    !command->check(argv + 1, &error)) {
+		fprintf(stderr, "mpd-bridge: %s\n", error->message);
+		return EXIT_USAGE;
+	}
 	/* subscribe N: the daemon's cache may not be this user's. */
 	if (strcmp(argv[0], "subscribe") == 0 && argv[1] != NULL) {
 		guint u = strcmp(argv[1], "--force") == 0 ? 2 : 1;
