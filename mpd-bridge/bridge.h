@@ -63,6 +63,9 @@ typedef struct {
 /* What syncing with phones holds in the daemon (phone-sync.c). */
 typedef struct BridgePhoneSync BridgePhoneSync;
 
+/* The sleep timer, in the daemon's memory only (sleep.c). */
+typedef struct BridgeSleep BridgeSleep;
+
 typedef struct {
 	BridgeConfig *config;
 	BridgeStore *store;
@@ -84,6 +87,7 @@ typedef struct {
 	BridgePlaylistFiles files;
 	BridgeQueueTitles queue_titles;
 	BridgePhoneSync *phone; /* NULL until syncing needs it */
+	BridgeSleep *sleep;     /* NULL until a sleep timer is set */
 } Bridge;
 
 /*

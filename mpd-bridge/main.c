@@ -12,6 +12,7 @@
 #include "queue.h"
 #include "refresh.h"
 #include "search-command.h"
+#include "sleep.h"
 #include "subscribe.h"
 #include "sync-login.h"
 #include "sync.h"
@@ -161,6 +162,7 @@ on_idle(unsigned events, gpointer data)
 
 	if (events & MPD_IDLE_PLAYER)
 		bridge_tracker_on_player(bridge);
+	bridge_sleep_on_idle(bridge, events);
 	/* Playback replaces a stream's tags with its own: a queue change. */
 	if (events & (MPD_IDLE_PLAYER | MPD_IDLE_QUEUE))
 		bridge_queue_on_change(bridge);
@@ -213,6 +215,7 @@ run_daemon(Bridge *bridge)
 	g_main_loop_run(bridge->loop);
 	g_source_remove(term);
 	g_source_remove(intr);
+	bridge_sleep_stop(bridge);
 	bridge_tracker_stop(bridge);
 	bridge_phone_sync_stop(bridge);
 	g_clear_pointer(&bridge->fetcher, feed_fetcher_free);
@@ -636,6 +639,7 @@ main(int argc, char **argv)
 	g_clear_pointer(&bridge.url_prefixes, g_regex_unref);
 	bridge_tracker_clear(&bridge);
 	bridge_phone_sync_clear(&bridge);
+	bridge_sleep_clear(&bridge);
 	bridge_store_free(bridge.store);
 	bridge_config_free(bridge.config);
 	return status;
