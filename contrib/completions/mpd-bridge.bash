@@ -52,7 +52,7 @@ _mpd_bridge()
 	local prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local commands='run subscribe unsubscribe list refresh set episodes
 		queue mark star unstar later list-add list-remove lists status
-		show import-opml export-opml search sync ping help'
+		show import-opml export-opml search sync sleep ping help'
 	local cmd=${COMP_WORDS[0]/#\~/$HOME} i command='' first=0
 	local -a config=()
 	COMPREPLY=()
@@ -149,6 +149,9 @@ _mpd_bridge()
 		;;
 	sync)
 		((n == 0)) && COMPREPLY=($(compgen -W 'now reset login' -- "$cur"))
+		;;
+	sleep)
+		((n == 0)) && COMPREPLY=($(compgen -W 'end off' -- "$cur"))
 		;;
 	esac
 } &&
