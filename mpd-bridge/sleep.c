@@ -363,14 +363,17 @@ start_end(Bridge *bridge, GString *out, GError **error)
 	const BridgeEpisode *episode;
 	BridgeSingleMode before;
 
+	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd)) {
+		g_set_error_literal(error, BRIDGE_COMMAND_ERROR,
+		                    BRIDGE_COMMAND_ERROR_FAILED,
+		                    "MPD is not connected");
+		return FALSE;
+	}
 	if (!bridge_mpd_protocol_at_least(bridge->mpd, 0, 21)) {
-		g_set_error_literal(
-		        error, BRIDGE_COMMAND_ERROR,
-		        BRIDGE_COMMAND_ERROR_FAILED,
-		        bridge_mpd_is_connected(bridge->mpd)
-		                ? "sleep end needs MPD 0.21 or later (its "
-		                  "single oneshot); this MPD is older"
-		                : "MPD is not connected");
+		g_set_error_literal(error, BRIDGE_COMMAND_ERROR,
+		                    BRIDGE_COMMAND_ERROR_FAILED,
+		                    "sleep end needs MPD 0.21 or later (its "
+		                    "single oneshot); this MPD is older");
 		return FALSE;
 	}
 	if (!bridge_mpd_player_status(bridge->mpd, &status, error))
