@@ -295,8 +295,12 @@ def t_end(w):
     """sleep end stops after a 3 s episode and MPD does not play the
     next"""
     w.play("short", "after")
+    # Set while paused: MPD may take a while to answer as a stream starts,
+    # and a oneshot that comes after the song's end is for the next one.
+    w.mpd.command("pause 1")
     check(w.ok("sleep", "end") == "sleeping at the end of Short one",
           "not the short one")
+    w.mpd.command("pause 0")
     wait_until(lambda: w.state() != "play", 8, "the end of the episode")
     time.sleep(0.5)
     status = w.mpd.status()
