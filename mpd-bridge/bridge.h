@@ -66,6 +66,9 @@ typedef struct BridgePhoneSync BridgePhoneSync;
 /* Episodes on disk: transfers, and the files MPD has (downloads.c). */
 typedef struct BridgeDownloads BridgeDownloads;
 
+/* The sleep timer, in the daemon's memory only (sleep.c). */
+typedef struct BridgeSleep BridgeSleep;
+
 typedef struct {
 	BridgeConfig *config;
 	BridgeStore *store;
@@ -88,6 +91,7 @@ typedef struct {
 	BridgeQueueTitles queue_titles;
 	BridgePhoneSync *phone;     /* NULL until syncing needs it */
 	BridgeDownloads *downloads; /* NULL until downloads need it */
+	BridgeSleep *sleep;         /* NULL until a sleep timer is set */
 } Bridge;
 
 /*

@@ -481,6 +481,8 @@ read_file(BridgeConfig *config, GKeyFile *file, BridgeConfigFlags flags,
 	                 &config->list_prefix, error) ||
 	    !read_uint(file, GROUP_BRIDGE, "retention", 1, 100 * 365,
 	               &config->retention_days, error) ||
+	    !read_uint(file, GROUP_BRIDGE, "sleep_fade", 0, 600,
+	               &config->sleep_fade_seconds, error) ||
 	    !read_uint(file, GROUP_LISTEN, "tail_percent", 0, 50,
 	               &config->listened_percent, error) ||
 	    !read_uint(file, GROUP_LISTEN, "tail_seconds", 0, 3600,
@@ -533,6 +535,7 @@ bridge_config_load_full(const char *path, BridgeConfigFlags flags,
 	config->starred_playlist = g_strdup("Podcasts: Starred");
 	config->list_prefix = g_strdup("Podcast list: ");
 	config->retention_days = 180;
+	config->sleep_fade_seconds = 10;
 	config->listened_percent = 5;
 	config->listened_seconds = 60;
 	config->config_path =

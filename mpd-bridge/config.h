@@ -107,6 +107,9 @@ typedef struct {
 	                             fetch may take, all in all */
 	guint retention_days;     /* [bridge] retention: 180 days that the state
 	                             of an episode gone from its feed is kept */
+	guint sleep_fade_seconds; /* [bridge] sleep_fade: 10 s of fading the
+	                             volume before the sleep timer pauses;
+	                             0 for none */
 	guint listened_percent;   /* [listening] tail_percent: 5 */
 	guint listened_seconds;   /* [listening] tail_seconds: 60 */
 	char *config_path;        /* where the settings came from, or would */

@@ -15,6 +15,7 @@
 #include "refresh.h"
 #include "search-command.h"
 #include "show.h"
+#include "sleep.h"
 #include "subscribe.h"
 #include "sync.h"
 #include "tracker.h"
@@ -689,7 +690,11 @@ static const BridgeCommand commands[] = {
 	  TRUE, FALSE, NULL, bridge_phone_sync_start_command },
 	{ "ping", "", "check that the daemon answers", 0, 0, TRUE, TRUE,
 	  run_ping },
-	{ NULL, NULL, NULL, 0, 0, FALSE, FALSE, NULL, NULL },
+	{ "sleep", "[MINUTES|DURATION|end|off]",
+	  "pause after a while (20, 90s, 1h), stop after this episode, or "
+	  "say what is set",
+	  0, 1, TRUE, TRUE, bridge_sleep_run, NULL, bridge_sleep_check },
+	{ NULL, NULL, NULL, 0, 0, FALSE, FALSE, NULL, NULL, NULL },
 };
 
 const BridgeCommand *

@@ -27,6 +27,9 @@ typedef struct {
 	/* Instead of run, for a command that answers later: it ends the
 	 * call with bridge_call_return(), perhaps before it returns. */
 	void (*start)(Bridge *bridge, char **args, BridgeCall *call);
+	/* NULL, or checks the arguments on the command line before they
+	 * go to the daemon, so that bad ones are a usage error there too. */
+	gboolean (*check)(char **args, GError **error);
 } BridgeCommand;
 
 /* Called once when a call ends: @error is NULL on success. */

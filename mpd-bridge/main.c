@@ -13,6 +13,7 @@
 #include "queue.h"
 #include "refresh.h"
 #include "search-command.h"
+#include "sleep.h"
 #include "subscribe.h"
 #include "sync-login.h"
 #include "sync.h"
@@ -165,6 +166,7 @@ on_idle(unsigned events, gpointer data)
 		bridge_downloads_on_database(bridge);
 	if (events & MPD_IDLE_PLAYER)
 		bridge_tracker_on_player(bridge);
+	bridge_sleep_on_idle(bridge, events);
 	/* Playback replaces a stream's tags with its own: a queue change. */
 	if (events & (MPD_IDLE_PLAYER | MPD_IDLE_QUEUE))
 		bridge_queue_on_change(bridge);
@@ -218,6 +220,7 @@ run_daemon(Bridge *bridge)
 	g_main_loop_run(bridge->loop);
 	g_source_remove(term);
 	g_source_remove(intr);
+	bridge_sleep_stop(bridge);
 	bridge_tracker_stop(bridge);
 	bridge_phone_sync_stop(bridge);
 	bridge_downloads_stop(bridge);
@@ -420,6 +423,11 @@ run_through_daemon(Bridge *bridge, char **argv, const GError *lock_error)
 
 	if (strcmp(argv[0], "import-opml") == 0)
 		return import_through_daemon(bridge, argv);
+	if (command != NULL && command->check != NULL &&
+	    !command->check(argv + 1, &error)) {
+		fprintf(stderr, "mpd-bridge: %s\n", error->message);
+		return EXIT_USAGE;
+	}
 	/* subscribe N: the daemon's cache may not be this user's. */
 	if (strcmp(argv[0], "subscribe") == 0 && argv[1] != NULL) {
 		guint u = strcmp(argv[1], "--force") == 0 ? 2 : 1;
@@ -643,6 +651,7 @@ main(int argc, char **argv)
 	bridge_tracker_clear(&bridge);
 	bridge_phone_sync_clear(&bridge);
 	bridge_downloads_clear(&bridge);
+	bridge_sleep_clear(&bridge);
 	bridge_store_free(bridge.store);
 	bridge_config_free(bridge.config);
 	return status;

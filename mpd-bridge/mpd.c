@@ -33,11 +33,13 @@
 
 /*
  * Messages for the control channel; player, queue and stored playlist
- * changes for the tracker and the sync; database changes for downloads.
+ * changes for the tracker and the sync; database changes for downloads;
+ * options for the sleep timer, which ends when a client turns single mode
+ * off.
  */
 #define IDLE_MASK                                                              \
 	(MPD_IDLE_MESSAGE | MPD_IDLE_PLAYER | MPD_IDLE_QUEUE |                 \
-	 MPD_IDLE_STORED_PLAYLIST | MPD_IDLE_DATABASE)
+	 MPD_IDLE_STORED_PLAYLIST | MPD_IDLE_DATABASE | MPD_IDLE_OPTIONS)
 
 struct BridgeMpd {
 	BridgeMpdAddress address; /* a copy; timeout_ms is never 0 */
@@ -790,6 +792,118 @@ bridge_mpd_seek(BridgeMpd *mpd, guint song_id, guint seconds, GError **error)
 		return FALSE;
 	if (!mpd_run_seek_id(mpd->conn, song_id, seconds))
 		ok = fail(mpd, error, "cannot seek");
+	end_command(mpd);
+	return ok;
+}
+
+gboolean
+bridge_mpd_pause(BridgeMpd *mpd, GError **error)
+{
+	gboolean ok = TRUE;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	if (!begin_command(mpd, error))
+		return FALSE;
+	if (!mpd_run_pause(mpd->conn, true))
+		ok = fail(mpd, error, "cannot pause");
+	end_command(mpd);
+	return ok;
+}
+
+/* MPD's status, for the options and mixer fields; NULL on failure. */
+static struct mpd_status *
+read_status(BridgeMpd *mpd, GError **error)
+{
+	struct mpd_status *status;
+
+	if (!begin_command(mpd, error))
+		return NULL;
+	status = mpd_run_status(mpd->conn);
+	if (status == NULL)
+		fail(mpd, error, "cannot ask for the player's status");
+	end_command(mpd);
+	return status;
+}
+
+gboolean
+bridge_mpd_get_single(BridgeMpd *mpd, BridgeSingleMode *mode, GError **error)
+{
+	struct mpd_status *status;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(mode != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	status = read_status(mpd, error);
+	if (status == NULL)
+		return FALSE;
+	switch (mpd_status_get_single_state(status)) {
+	case MPD_SINGLE_ON:
+		*mode = BRIDGE_SINGLE_ON;
+		break;
+	case MPD_SINGLE_ONESHOT:
+		*mode = BRIDGE_SINGLE_ONESHOT;
+		break;
+	default:
+		*mode = BRIDGE_SINGLE_OFF;
+		break;
+	}
+	mpd_status_free(status);
+	return TRUE;
+}
+
+gboolean
+bridge_mpd_set_single(BridgeMpd *mpd, BridgeSingleMode mode, GError **error)
+{
+	enum mpd_single_state state = mode == BRIDGE_SINGLE_ON ? MPD_SINGLE_ON
+	                              : mode == BRIDGE_SINGLE_ONESHOT
+	                                      ? MPD_SINGLE_ONESHOT
+	                                      : MPD_SINGLE_OFF;
+	gboolean ok = TRUE;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	if (!begin_command(mpd, error))
+		return FALSE;
+	if (!mpd_run_single_state(mpd->conn, state))
+		ok = fail(mpd, error, "cannot set single mode");
+	end_command(mpd);
+	return ok;
+}
+
+gboolean
+bridge_mpd_get_volume(BridgeMpd *mpd, int *volume, GError **error)
+{
+	struct mpd_status *status;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(volume != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	status = read_status(mpd, error);
+	if (status == NULL)
+		return FALSE;
+	*volume = mpd_status_get_volume(status);
+	mpd_status_free(status);
+	return TRUE;
+}
+
+gboolean
+bridge_mpd_set_volume(BridgeMpd *mpd, guint volume, GError **error)
+{
+	gboolean ok = TRUE;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(volume <= 100, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	if (!begin_command(mpd, error))
+		return FALSE;
+	if (!mpd_run_set_volume(mpd->conn, volume))
+		ok = fail(mpd, error, "cannot set the volume");
 	end_command(mpd);
 	return ok;
 }

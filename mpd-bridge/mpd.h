@@ -81,7 +81,8 @@ typedef void (*BridgeMpdStateFunc)(gboolean connected, gpointer user_data);
 
 /*
  * MPD reported idle events (a mask of enum mpd_idle: MPD_IDLE_PLAYER,
- * MPD_IDLE_QUEUE, MPD_IDLE_STORED_PLAYLIST or MPD_IDLE_MESSAGE); for the
+ * MPD_IDLE_QUEUE, MPD_IDLE_STORED_PLAYLIST, MPD_IDLE_OPTIONS or
+ * MPD_IDLE_MESSAGE); for the
  * listening tracker of a later issue. Our own commands cause events too.
  */
 typedef void (*BridgeMpdIdleFunc)(unsigned events, gpointer user_data);
@@ -287,6 +288,33 @@ bridge_mpd_play_id(BridgeMpd *mpd, guint song_id, GError **error);
 /* Seeks the queued song @song_id to @seconds (seekid). */
 gboolean
 bridge_mpd_seek(BridgeMpd *mpd, guint song_id, guint seconds, GError **error);
+
+/* Pauses playback (pause 1). */
+gboolean
+bridge_mpd_pause(BridgeMpd *mpd, GError **error);
+
+/* MPD's single mode ("single"; oneshot since MPD 0.21). */
+typedef enum {
+	BRIDGE_SINGLE_OFF,
+	BRIDGE_SINGLE_ON,      /* stops after each song */
+	BRIDGE_SINGLE_ONESHOT, /* stops after the current song, then off */
+} BridgeSingleMode;
+
+/* Asks MPD for its single mode (status). */
+gboolean
+bridge_mpd_get_single(BridgeMpd *mpd, BridgeSingleMode *mode, GError **error);
+
+/* Sets MPD's single mode; oneshot needs MPD 0.21. */
+gboolean
+bridge_mpd_set_single(BridgeMpd *mpd, BridgeSingleMode mode, GError **error);
+
+/* Asks MPD for its volume (status): 0 to 100, or -1 with no mixer. */
+gboolean
+bridge_mpd_get_volume(BridgeMpd *mpd, int *volume, GError **error);
+
+/* Sets MPD's volume (setvol), 0 to 100. */
+gboolean
+bridge_mpd_set_volume(BridgeMpd *mpd, guint volume, GError **error);
 
 /*
  * Sends @text (control characters become spaces) to @channel

@@ -53,7 +53,7 @@ _mpd_bridge()
 	local commands='run subscribe unsubscribe list refresh set episodes
 		queue mark star unstar later list-add list-remove lists status
 		show download delete downloads import-opml export-opml search
-		sync ping help'
+		sync sleep ping help'
 	local cmd=${COMP_WORDS[0]/#\~/$HOME} i command='' first=0
 	local -a config=()
 	COMPREPLY=()
@@ -150,6 +150,9 @@ _mpd_bridge()
 		;;
 	sync)
 		((n == 0)) && COMPREPLY=($(compgen -W 'now reset login' -- "$cur"))
+		;;
+	sleep)
+		((n == 0)) && COMPREPLY=($(compgen -W 'end off' -- "$cur"))
 		;;
 	esac
 } &&
