@@ -60,6 +60,20 @@ typedef struct {
 	guint64 strangers_changes;
 } BridgeQueueTitles;
 
+/* Skipping intros, outros and chapters (skips.c). */
+typedef struct {
+	guint timer;              /* the next crossing into a skip; 0 */
+	guint last_song;          /* MPD's song at the last look; 0 */
+	gint64 last_pos;          /* milliseconds into it then */
+	gint64 last_at;           /* monotonic microseconds then */
+	gboolean own_seek;        /* the next move is a skip of ours */
+	gboolean listener_jumped; /* the next move is a listener's jump */
+	GHashTable *logged;       /* "EPISODE-ID WHAT" of skips said */
+} BridgeSkips;
+
+/* The chapters of what plays (chapters.c). */
+typedef struct BridgeChapterState BridgeChapterState;
+
 /* What syncing with phones holds in the daemon (phone-sync.c). */
 typedef struct BridgePhoneSync BridgePhoneSync;
 
@@ -89,9 +103,11 @@ typedef struct {
 	BridgeTracking tracking;
 	BridgePlaylistFiles files;
 	BridgeQueueTitles queue_titles;
-	BridgePhoneSync *phone;     /* NULL until syncing needs it */
-	BridgeDownloads *downloads; /* NULL until downloads need it */
-	BridgeSleep *sleep;         /* NULL until a sleep timer is set */
+	BridgePhoneSync *phone;       /* NULL until syncing needs it */
+	BridgeDownloads *downloads;   /* NULL until downloads need it */
+	BridgeChapterState *chapters; /* NULL until chapters are read */
+	BridgeSkips skips;
+	BridgeSleep *sleep; /* NULL until a sleep timer is set */
 } Bridge;
 
 /*

@@ -479,6 +479,10 @@ read_file(BridgeConfig *config, GKeyFile *file, BridgeConfigFlags flags,
 	                 &config->starred_playlist, error) ||
 	    !read_string(file, GROUP_BRIDGE, "list_prefix",
 	                 &config->list_prefix, error) ||
+	    !read_bool(file, GROUP_BRIDGE, "fetch_chapters",
+	               &config->fetch_chapters, error) ||
+	    !read_bool(file, GROUP_BRIDGE, "chapter_titles",
+	               &config->chapter_titles, error) ||
 	    !read_uint(file, GROUP_BRIDGE, "retention", 1, 100 * 365,
 	               &config->retention_days, error) ||
 	    !read_uint(file, GROUP_BRIDGE, "sleep_fade", 0, 600,
@@ -535,6 +539,8 @@ bridge_config_load_full(const char *path, BridgeConfigFlags flags,
 	config->starred_playlist = g_strdup("Podcasts: Starred");
 	config->list_prefix = g_strdup("Podcast list: ");
 	config->retention_days = 180;
+	config->fetch_chapters = TRUE;
+	config->chapter_titles = TRUE;
 	config->sleep_fade_seconds = 10;
 	config->listened_percent = 5;
 	config->listened_seconds = 60;

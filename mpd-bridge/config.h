@@ -105,6 +105,11 @@ typedef struct {
 	guint jobs;               /* [bridge] jobs: 8 feeds fetched at once */
 	guint fetch_timeout;      /* [bridge] fetch_timeout: 120 seconds a
 	                             fetch may take, all in all */
+	gboolean fetch_chapters;  /* [bridge] fetch_chapters: true; whether
+	                             episodes' JSON chapters are fetched */
+	gboolean chapter_titles;  /* [bridge] chapter_titles: true; the
+	                             chapter in the title of a stream that
+	                             plays */
 	guint retention_days;     /* [bridge] retention: 180 days that the state
 	                             of an episode gone from its feed is kept */
 	guint sleep_fade_seconds; /* [bridge] sleep_fade: 10 s of fading the

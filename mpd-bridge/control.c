@@ -4,6 +4,7 @@
  */
 #include "control.h"
 
+#include "chapters.h"
 #include "downloads-command.h"
 #include "identity.h"
 #include "import.h"
@@ -15,6 +16,7 @@
 #include "refresh.h"
 #include "search-command.h"
 #include "show.h"
+#include "skips.h"
 #include "sleep.h"
 #include "subscribe.h"
 #include "sync.h"
@@ -164,6 +166,7 @@ run_set(Bridge *bridge, char **args, GString *out, GError **error)
 	BridgeFeed *feed = find_feed(bridge, args[0], error);
 	const char *key = args[1];
 	const char *value = args[2];
+	gboolean known = FALSE;
 	guint64 number;
 
 	if (feed == NULL)
@@ -185,6 +188,13 @@ run_set(Bridge *bridge, char **args, GString *out, GError **error)
 			return fail(error, "min-duration is a number of "
 			                   "seconds");
 		feed->min_duration = (gint64)number;
+	} else if (strcmp(key, "fetch-chapters") == 0) {
+		if (!bridge_chapters_set_feed(bridge, feed, value, error))
+			return FALSE;
+	} else if (bridge_skips_set_feed(feed, key, value, &known, error)) {
+		/* skip-intro, skip-outro, skip-chapters */
+	} else if (known) {
+		return FALSE;
 	} else if (strcmp(key, "download") == 0) {
 		if (!bridge_downloads_set_feed(bridge, feed, value, error))
 			return FALSE;
@@ -353,6 +363,27 @@ append_playing(Bridge *bridge, const BridgeEpisode *episode,
 		        (int)(status->elapsed_ms / 10 / MAX(duration, 1)));
 }
 
+/* "; chapter 2 of 5: TITLE" while the daemon knows what plays has them. */
+static void
+append_chapter(Bridge *bridge, const BridgePlayerStatus *status, GString *out)
+{
+	FeedChapterList *chapters = bridge_chapters_current(bridge);
+	gint at = chapters != NULL
+	                  ? feed_chapter_list_find_jump(chapters,
+	                                                status->elapsed_ms)
+	                  : -1;
+	const char *title;
+
+	if (at < 0)
+		return;
+	title = feed_chapter_get_title(
+	        feed_chapter_list_get_jump(chapters, (guint)at));
+	g_string_append_printf(out, "; chapter %d of %u%s%s", at + 1,
+	                       feed_chapter_list_get_n_jumps(chapters),
+	                       title != NULL ? ": " : "",
+	                       title != NULL ? title : "");
+}
+
 static gboolean
 run_status(Bridge *bridge, char **args, GString *out, GError **error)
 {
@@ -371,6 +402,8 @@ run_status(Bridge *bridge, char **args, GString *out, GError **error)
 		                             : "nothing plays");
 	else
 		append_playing(bridge, episode, &status, out);
+	if (episode != NULL)
+		append_chapter(bridge, &status, out);
 	if (bridge_playlist_files_note(bridge) != NULL)
 		g_string_append_printf(out, "; %s",
 		                       bridge_playlist_files_note(bridge));
@@ -677,6 +710,16 @@ static const BridgeCommand commands[] = {
 	{ "downloads", "[--json]",
 	  "episodes on disk, under way, waiting and failed", 0, 1, TRUE, FALSE,
 	  bridge_downloads_run_list },
+	{ "chapters", "[EPISODE]",
+	  "an episode's chapters; alone, what plays, the current marked", 0,
+	  G_MAXUINT, FALSE, TRUE, NULL, bridge_chapters_start_list },
+	{ "next-chapter", "", "jump to the next chapter of what plays", 0, 0,
+	  FALSE, TRUE, NULL, bridge_chapters_start_next },
+	{ "previous-chapter", "",
+	  "jump to the start of this chapter, or the one before", 0, 0, FALSE,
+	  TRUE, NULL, bridge_chapters_start_previous },
+	{ "chapter", "N", "jump to chapter N of what plays", 1, 1, FALSE, TRUE,
+	  NULL, bridge_chapters_start_goto },
 	{ "import-opml", "[--force] FILE",
 	  "subscribe to every feed of an OPML file that can be read", 1, 2,
 	  TRUE, FALSE, NULL, bridge_import_start },

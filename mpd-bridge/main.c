@@ -5,6 +5,7 @@
  * daemon they edit the state directly, under its lock.
  */
 #include "bridge.h"
+#include "chapters.h"
 #include "control.h"
 #include "downloads.h"
 #include "import.h"
@@ -13,6 +14,7 @@
 #include "queue.h"
 #include "refresh.h"
 #include "search-command.h"
+#include "skips.h"
 #include "sleep.h"
 #include "subscribe.h"
 #include "sync-login.h"
@@ -63,11 +65,66 @@ one_line(const char *text)
 	return line;
 }
 
+/*
+ * The command line's own reply channels get the answer's line breaks
+ * escaped (\n, and \\ for a backslash), which it undoes: a listing
+ * prints as it would without a daemon. Other clients get one_line().
+ */
+static char *
+escaped_lines(const char *text)
+{
+	g_autofree char *trimmed = g_strstrip(g_strdup(text));
+	GString *line = g_string_new(NULL);
+
+	for (const char *p = trimmed; *p != '\0'; p++) {
+		if (*p == '\\')
+			g_string_append(line, "\\\\");
+		else if (*p == '\n')
+			g_string_append(line, "\\n");
+		else if (*p != '\r')
+			g_string_append_c(line, *p);
+	}
+	return g_string_free(line, FALSE);
+}
+
+static char *
+unescaped_lines(const char *text)
+{
+	GString *out = g_string_new(NULL);
+
+	for (const char *p = text; *p != '\0'; p++) {
+		if (*p == '\\' && p[1] == 'n') {
+			g_string_append_c(out, '\n');
+			p++;
+		} else if (*p == '\\' && p[1] == '\\') {
+			g_string_append_c(out, '\\');
+			p++;
+		} else {
+			g_string_append_c(out, *p);
+		}
+	}
+	return g_string_free(out, FALSE);
+}
+
+/* The channel the command line asks the daemon to answer on. */
+static char *
+own_reply_channel(const Bridge *bridge, int pid)
+{
+	return g_strdup_printf("%s-reply-%d", bridge->config->channel, pid);
+}
+
 static void
 reply(Bridge *bridge, const char *channel, const char *text)
 {
 	g_autoptr(GError) error = NULL;
-	g_autofree char *line = one_line(text);
+	g_autofree char *prefix =
+	        g_strconcat(bridge->config->channel, "-reply-", NULL);
+	const char *pid = g_str_has_prefix(channel, prefix)
+	                          ? channel + strlen(prefix)
+	                          : NULL;
+	gboolean own = pid != NULL && *pid != '\0' &&
+	               strspn(pid, "0123456789") == strlen(pid);
+	g_autofree char *line = own ? escaped_lines(text) : one_line(text);
 
 	if (!bridge_mpd_send_message(bridge->mpd, channel, line, &error))
 		g_warning("cannot answer on %s: %s", channel, error->message);
@@ -145,6 +202,7 @@ on_state(gboolean connected, gpointer data)
 
 	if (!connected) {
 		bridge_tracker_stop(bridge);
+		bridge_skips_on_player(bridge);
 		bridge_queue_reset(bridge);
 		return;
 	}
@@ -154,6 +212,8 @@ on_state(gboolean connected, gpointer data)
 	bridge_sync_all(bridge, TRUE);
 	bridge->synced = TRUE;
 	bridge_tracker_on_player(bridge);
+	bridge_chapters_on_player(bridge);
+	bridge_skips_on_player(bridge);
 	bridge_queue_on_change(bridge);
 }
 
@@ -164,8 +224,11 @@ on_idle(unsigned events, gpointer data)
 
 	if (events & MPD_IDLE_DATABASE)
 		bridge_downloads_on_database(bridge);
-	if (events & MPD_IDLE_PLAYER)
+	if (events & MPD_IDLE_PLAYER) {
 		bridge_tracker_on_player(bridge);
+		bridge_chapters_on_player(bridge);
+		bridge_skips_on_player(bridge);
+	}
 	bridge_sleep_on_idle(bridge, events);
 	/* Playback replaces a stream's tags with its own: a queue change. */
 	if (events & (MPD_IDLE_PLAYER | MPD_IDLE_QUEUE))
@@ -413,8 +476,7 @@ static int
 run_through_daemon(Bridge *bridge, char **argv, const GError *lock_error)
 {
 	g_autofree char *text = NULL;
-	g_autofree char *reply_channel = g_strdup_printf(
-	        "%s-reply-%d", bridge->config->channel, (int)getpid());
+	g_autofree char *reply_channel = own_reply_channel(bridge, getpid());
 	const BridgeCommand *command = bridge_command_lookup(argv[0]);
 	g_autoptr(GError) error = NULL;
 	g_autofree char *answer = NULL;
@@ -473,6 +535,9 @@ run_through_daemon(Bridge *bridge, char **argv, const GError *lock_error)
 			fprintf(stderr, "mpd-bridge: %s\n", error->message);
 		return EXIT_FAILED;
 	}
+	text = unescaped_lines(answer);
+	g_free(answer);
+	answer = g_steal_pointer(&text);
 	if (g_str_has_prefix(answer, "ok")) {
 		printf("%s\n", g_strstrip(answer + 2));
 		if (strcmp(argv[0], "status") == 0 && isatty(STDOUT_FILENO))
@@ -597,6 +662,8 @@ main(int argc, char **argv)
 	int status;
 
 	setlocale(LC_ALL, "");
+	/* libmpdclient before 2.23 writes seek times in LC_NUMERIC. */
+	setlocale(LC_NUMERIC, "C");
 	xmlInitParser();
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (argc >= 3 && strcmp(argv[1], "--config") == 0) {
@@ -651,6 +718,8 @@ main(int argc, char **argv)
 	bridge_tracker_clear(&bridge);
 	bridge_phone_sync_clear(&bridge);
 	bridge_downloads_clear(&bridge);
+	bridge_chapters_clear(&bridge);
+	bridge_skips_clear(&bridge);
 	bridge_sleep_clear(&bridge);
 	bridge_store_free(bridge.store);
 	bridge_config_free(bridge.config);

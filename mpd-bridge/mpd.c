@@ -797,6 +797,40 @@ bridge_mpd_seek(BridgeMpd *mpd, guint song_id, guint seconds, GError **error)
 }
 
 gboolean
+bridge_mpd_seek_ms(BridgeMpd *mpd, guint song_id, gint64 ms, GError **error)
+{
+	gboolean ok = TRUE;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	if (!begin_command(mpd, error))
+		return FALSE;
+	/* libmpdclient formats the float in the C locale, as MPD reads it. */
+	if (!mpd_run_seek_id_float(mpd->conn, song_id,
+	                           (float)MAX(ms, 0) / 1000.0f))
+		ok = fail(mpd, error, "cannot seek");
+	end_command(mpd);
+	return ok;
+}
+
+gboolean
+bridge_mpd_next(BridgeMpd *mpd, GError **error)
+{
+	gboolean ok = TRUE;
+
+	g_return_val_if_fail(mpd != NULL, FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	if (!begin_command(mpd, error))
+		return FALSE;
+	if (!mpd_run_next(mpd->conn))
+		ok = fail(mpd, error, "cannot move on to the next song");
+	end_command(mpd);
+	return ok;
+}
+
+gboolean
 bridge_mpd_pause(BridgeMpd *mpd, GError **error)
 {
 	gboolean ok = TRUE;

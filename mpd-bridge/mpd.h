@@ -289,6 +289,13 @@ bridge_mpd_play_id(BridgeMpd *mpd, guint song_id, GError **error);
 gboolean
 bridge_mpd_seek(BridgeMpd *mpd, guint song_id, guint seconds, GError **error);
 
+/* Seeks the queued song @song_id to @ms milliseconds (seekid). */
+gboolean
+bridge_mpd_seek_ms(BridgeMpd *mpd, guint song_id, gint64 ms, GError **error);
+
+/* Plays the next song of the queue (next); MPD stops after the last. */
+gboolean
+bridge_mpd_next(BridgeMpd *mpd, GError **error);
 /* Pauses playback (pause 1). */
 gboolean
 bridge_mpd_pause(BridgeMpd *mpd, GError **error);

@@ -5,6 +5,7 @@
  */
 #include "queue.h"
 
+#include "chapters.h"
 #include "downloads.h"
 #include "identity.h"
 #include "playlist-files.h"
@@ -162,7 +163,7 @@ bridge_queue_on_change(Bridge *bridge)
 		const BridgeQueueSong *song = songs->pdata[i];
 		const BridgeEpisode *episode;
 		BridgeTags tags;
-		char *date, *track;
+		char *date, *track, *title;
 		guint times;
 
 		if (!is_stream(song->uri) || is_stranger(bridge, song->uri))
@@ -175,6 +176,11 @@ bridge_queue_on_change(Bridge *bridge)
 		}
 		bridge_queue_episode_tags(bridge, episode, &tags, &date,
 		                          &track);
+		title = bridge_chapters_song_title(bridge, episode, song->id);
+		if (title != NULL) {
+			tags.title = title;
+			g_ptr_array_add(retag.owned, title);
+		}
 		if (date != NULL)
 			g_ptr_array_add(retag.owned, date);
 		if (track != NULL)
@@ -247,6 +253,34 @@ bridge_queue_episode(Bridge *bridge, const BridgeEpisode *episode,
 		return bridge_mpd_queue(bridge->mpd, uri, NULL, error) != 0;
 	bridge_queue_episode_tags(bridge, episode, &tags, &date, &track);
 	return bridge_mpd_queue(bridge->mpd, uri, &tags, error) != 0;
+}
+
+void
+bridge_queue_retitle(Bridge *bridge, guint song_id)
+{
+	g_auto(BridgePlayerStatus) status = { 0 };
+	g_autoptr(GError) error = NULL;
+	g_autofree char *date = NULL;
+	g_autofree char *track = NULL;
+	g_autofree char *title = NULL;
+	const BridgeEpisode *episode;
+	BridgeTags tags;
+
+	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd) ||
+	    !bridge_mpd_player_status(bridge->mpd, &status, NULL) ||
+	    status.song_id != song_id || status.uri == NULL ||
+	    !is_stream(status.uri))
+		return;
+	episode = bridge_identity_find_by_url(bridge, status.uri);
+	if (episode == NULL)
+		return;
+	bridge_queue_episode_tags(bridge, episode, &tags, &date, &track);
+	title = bridge_chapters_song_title(bridge, episode, song_id);
+	if (title != NULL)
+		tags.title = title;
+	if (!bridge_mpd_retag(bridge->mpd, song_id, &tags, &error))
+		g_message("cannot title the song that plays: %s",
+		          error->message);
 }
 
 void

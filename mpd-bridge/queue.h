@@ -47,6 +47,13 @@ bridge_queue_episode_tags(const Bridge *bridge, const BridgeEpisode *episode,
 void
 bridge_queue_follow_files(Bridge *bridge);
 
+/*
+ * Titles MPD's song @song_id again when it is a stream that plays an
+ * episode: with its chapter, or without once that is over.
+ */
+void
+bridge_queue_retitle(Bridge *bridge, guint song_id);
+
 /* MPD went away: the next look takes in the whole queue. */
 void
 bridge_queue_reset(Bridge *bridge);

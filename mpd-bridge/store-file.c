@@ -58,6 +58,10 @@ const Field bridge_store_feed_fields[] = {
 	{ FEED_FIELD(pushed), FIELD_STRING, FALSE },
 	{ FEED_FIELD(added), FIELD_INT64, FALSE },
 	{ FEED_FIELD(synced_url), FIELD_STRING, FALSE },
+	{ FEED_FIELD(skip_intro), FIELD_INT64, FALSE, TRUE },
+	{ FEED_FIELD(skip_outro), FIELD_INT64, FALSE, TRUE },
+	{ FEED_FIELD(skip_chapters), FIELD_STRING, FALSE },
+	{ FEED_FIELD(no_chapter_fetch), FIELD_BOOLEAN, FALSE, TRUE },
 	{ FEED_FIELD(download), FIELD_INT64, FALSE, TRUE },
 };
 

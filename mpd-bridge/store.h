@@ -40,6 +40,10 @@ typedef struct {
 	gint64 added;        /* Unix seconds of the subscription */
 	char *synced_url;    /* the URL a sync server knows it by; NULL
 	                        until uploaded (phone-sync.c) */
+	gint64 skip_intro;   /* seconds skipped at the start (skips.c) */
+	gint64 skip_outro;   /* seconds skipped at the end */
+	char *skip_chapters; /* chapters skipped, a title pattern; NULL */
+	gboolean no_chapter_fetch; /* its JSON chapters are not fetched */
 	gint64 download;     /* its newest episodes kept on disk
 	                        (downloads.c): 0 means the default, -1
 	                        none */
