@@ -52,8 +52,8 @@ _mpd_bridge()
 	local prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local commands='run subscribe unsubscribe list refresh set episodes
 		queue mark star unstar later list-add list-remove lists status
-		show download delete downloads import-opml export-opml search
-		sync sleep ping help'
+		show chapters next-chapter previous-chapter chapter download delete
+		downloads import-opml export-opml search sync sleep ping help'
 	local cmd=${COMP_WORDS[0]/#\~/$HOME} i command='' first=0
 	local -a config=()
 	COMPREPLY=()
@@ -113,15 +113,16 @@ _mpd_bridge()
 		case $n in
 		0) _mpd_bridge_complete_feeds "$word" "$cmd" "${config[@]}" ;;
 		1) COMPREPLY=($(compgen -W 'name auto-queue keep match exclude
-			min-duration download' -- "$cur")) ;;
-		2) [[ $prev == auto-queue ]] &&
+			min-duration download skip-intro skip-outro skip-chapters
+			fetch-chapters' -- "$cur")) ;;
+		2) [[ $prev == auto-queue || $prev == fetch-chapters ]] &&
 			COMPREPLY=($(compgen -W 'yes no' -- "$cur")) ;;
 		esac
 		;;
 	later)
 		((n == 0)) && COMPREPLY=($(compgen -W 'add remove move' -- "$cur"))
 		;;
-	queue | star | unstar | download | delete)
+	queue | star | unstar | download | delete | chapters)
 		if [[ $prev == latest ]]; then
 			_mpd_bridge_complete_feeds "$word" "$cmd" "${config[@]}"
 		else
