@@ -4,6 +4,55 @@
 
 #include "downloads.h"
 
+/* Downloads in the daemon, or in one command line (downloads.c). */
+struct BridgeDownloads {
+	FeedFetcher *fetcher;
+	gboolean located;   /* a place was looked for since MPD connected */
+	char *music;        /* MPD's music directory, resolved; NULL */
+	char *directory;    /* where files go, resolved; NULL */
+	char *relative;     /* directory, relative to music */
+	char *note;         /* why there is no place; NULL */
+	char *stopped;      /* why downloading stopped for want of room */
+	GHashTable *active; /* episode id -> BridgeTransfer * */
+	GQueue waiting;     /* BridgeTransfer * not started yet */
+	GHashTable *in_db;  /* files MPD's database has; NULL until asked */
+	guint pass;         /* idle source of a look due; 0: none */
+	guint timer;        /* the next retry or cleanup; 0: none */
+	gboolean started;   /* in the daemon: looks happen by themselves */
+};
+
+/* The downloads' state, made on the first call. */
+BridgeDownloads *
+bridge_downloads_state(Bridge *bridge);
+
+/* @relative (to MPD's music directory) as an absolute path; new. */
+char *
+bridge_downloads_path(BridgeDownloads *dl, const char *relative);
+
+/* Each podcast's newest N episodes, listened ones included: a new set. */
+GHashTable *
+bridge_downloads_newest(Bridge *bridge);
+
+/* Asks MPD to read the download folder again (see downloads.c). */
+void
+bridge_downloads_tell_mpd(Bridge *bridge);
+
+/*
+ * Deletes the files whose time is up: listened ones after their days,
+ * those that newer episodes pushed out of their podcast's newest; forgets
+ * files that went behind our back (download-room.c).
+ */
+void
+bridge_downloads_clean_up(Bridge *bridge);
+
+/*
+ * The bytes one more transfer may write: the oldest listened files go
+ * first when needed. 0, with the reason kept for `downloads`, when there
+ * is no room (download-room.c).
+ */
+guint64
+bridge_downloads_make_room(Bridge *bridge);
+
 /* Called as each transfer ends; @error NULL when the file is in place. */
 typedef void (*BridgeDownloadDone)(Bridge *bridge, const char *episode_id,
                                    const GError *error, gpointer user_data);

@@ -1,8 +1,8 @@
 /*
  * Keeping episodes on disk: what to download and when, where files go,
- * tagging them, telling MPD, and deleting them again (see downloads.h).
- * Transfers run on a fetcher of their own, so that a 1 GB episode never
- * holds up a feed's refresh.
+ * the transfers, tagging, and telling MPD (see downloads.h; what goes,
+ * and the room left, are download-room.c's). Transfers run on a fetcher
+ * of their own, so that a 1 GB episode never holds up a feed's refresh.
  */
 #include "downloads-private.h"
 
@@ -19,33 +19,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DAY              (24 * 60 * 60)
 #define FIRST_RETRY      60
 #define LAST_RETRY       (6 * 60 * 60)
 #define CLEANUP_INTERVAL (60 * 60)
-#define MB               (1024 * 1024)
-/* A transfer needs at least this much room to start. */
-#define MIN_ROOM     MB
-#define FOLDER_BYTES 100
+#define FOLDER_BYTES     100
 
-struct BridgeDownloads {
-	FeedFetcher *fetcher;
-	gboolean located;   /* a place was looked for since MPD connected */
-	char *music;        /* MPD's music directory, resolved; NULL */
-	char *directory;    /* where files go, resolved; NULL */
-	char *relative;     /* directory, relative to music */
-	char *note;         /* why there is no place; NULL */
-	char *stopped;      /* why downloading stopped for want of room */
-	GHashTable *active; /* episode id -> BridgeTransfer * */
-	GQueue waiting;     /* BridgeTransfer * not started yet */
-	GHashTable *in_db;  /* files MPD's database has; NULL until asked */
-	guint pass;         /* idle source of a look due; 0: none */
-	guint timer;        /* the next retry or cleanup; 0: none */
-	gboolean started;   /* in the daemon: looks happen by themselves */
-};
-
-static BridgeDownloads *
-get(Bridge *bridge)
+BridgeDownloads *
+bridge_downloads_state(Bridge *bridge)
 {
 	BridgeDownloads *dl = bridge->downloads;
 
@@ -182,7 +162,7 @@ place(Bridge *bridge, BridgeDownloads *dl, GError **error)
 gboolean
 bridge_downloads_locate(Bridge *bridge, GError **error)
 {
-	BridgeDownloads *dl = get(bridge);
+	BridgeDownloads *dl = bridge_downloads_state(bridge);
 	g_autoptr(GError) local = NULL;
 
 	if (dl->located) {
@@ -211,25 +191,25 @@ bridge_downloads_locate(Bridge *bridge, GError **error)
 const char *
 bridge_downloads_get_music_directory(Bridge *bridge)
 {
-	return get(bridge)->music;
+	return bridge_downloads_state(bridge)->music;
 }
 
 const char *
 bridge_downloads_get_directory(Bridge *bridge)
 {
-	return get(bridge)->directory;
+	return bridge_downloads_state(bridge)->directory;
 }
 
 const char *
 bridge_downloads_get_stopped(Bridge *bridge)
 {
-	return get(bridge)->stopped;
+	return bridge_downloads_state(bridge)->stopped;
 }
 
 const BridgeTransfer *
 bridge_downloads_get_transfer(Bridge *bridge, const BridgeEpisode *episode)
 {
-	BridgeDownloads *dl = get(bridge);
+	BridgeDownloads *dl = bridge_downloads_state(bridge);
 	const BridgeTransfer *transfer =
 	        g_hash_table_lookup(dl->active, episode->id);
 
@@ -243,8 +223,8 @@ bridge_downloads_get_transfer(Bridge *bridge, const BridgeEpisode *episode)
 	return NULL;
 }
 
-static char *
-absolute(BridgeDownloads *dl, const char *relative)
+char *
+bridge_downloads_path(BridgeDownloads *dl, const char *relative)
 {
 	return g_build_filename(dl->music, relative, NULL);
 }
@@ -252,13 +232,13 @@ absolute(BridgeDownloads *dl, const char *relative)
 guint64
 bridge_downloads_file_size(Bridge *bridge, const BridgeEpisode *episode)
 {
-	BridgeDownloads *dl = get(bridge);
+	BridgeDownloads *dl = bridge_downloads_state(bridge);
 	g_autofree char *path = NULL;
 	GStatBuf st;
 
 	if (episode->file == NULL || dl->music == NULL)
 		return 0;
-	path = absolute(dl, episode->file);
+	path = bridge_downloads_path(dl, episode->file);
 	return g_lstat(path, &st) == 0 ? (guint64)st.st_size : 0;
 }
 
@@ -290,8 +270,8 @@ add_wanted(GPtrArray *wanted, GHashTable *seen, BridgeEpisode *episode)
 }
 
 /* Each podcast's newest N, listened ones included: a set. */
-static GHashTable *
-newest_sets(Bridge *bridge)
+GHashTable *
+bridge_downloads_newest(Bridge *bridge)
 {
 	GPtrArray *feeds = bridge_store_get_feeds(bridge->store);
 	GHashTable *newest = g_hash_table_new(NULL, NULL);
@@ -323,7 +303,7 @@ bridge_downloads_wanted(Bridge *bridge)
 	g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
 	g_autoptr(GPtrArray) all =
 	        bridge_store_list_episodes(bridge->store, NULL);
-	g_autoptr(GHashTable) newest = newest_sets(bridge);
+	g_autoptr(GHashTable) newest = bridge_downloads_newest(bridge);
 	BridgeList *later = bridge_store_get_list(bridge->store, NULL, FALSE);
 
 	for (guint i = 0; i < all->len; i++) {
@@ -351,22 +331,13 @@ bridge_downloads_wanted(Bridge *bridge)
 	return wanted;
 }
 
-/* Whether @episode's file may go: not starred, listed, playing or new. */
-static gboolean
-may_delete(Bridge *bridge, const BridgeEpisode *episode)
-{
-	return episode->file != NULL && !episode->starred &&
-	       !bridge_store_is_listed(bridge->store, episode) &&
-	       g_strcmp0(bridge->tracking.episode_id, episode->id) != 0;
-}
-
 /*
  * Tells MPD that its download folder changed, so that its database
  * follows: the whole folder, as MPD 0.23 does not find a file whose
  * folders its database does not have yet. A look at files' dates, cheap.
  */
-static void
-tell_mpd(Bridge *bridge)
+void
+bridge_downloads_tell_mpd(Bridge *bridge)
 {
 	g_autoptr(GError) error = NULL;
 
@@ -376,227 +347,6 @@ tell_mpd(Bridge *bridge)
 	if (!bridge_mpd_update(bridge->mpd, bridge->downloads->relative,
 	                       &error))
 		g_warning("%s", error->message);
-}
-
-gboolean
-bridge_downloads_remove(Bridge *bridge, BridgeEpisode *episode, GError **error)
-{
-	BridgeDownloads *dl = get(bridge);
-	g_autofree char *relative = NULL;
-	g_autofree char *path = NULL;
-
-	if (episode->file == NULL)
-		return TRUE;
-	if (g_strcmp0(bridge->tracking.episode_id, episode->id) == 0 &&
-	    bridge->tracking.state == BRIDGE_PLAYER_PLAY) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
-		            "%s is playing; its file is deleted once it is "
-		            "not",
-		            episode->title);
-		return FALSE;
-	}
-	if (!bridge_downloads_locate(bridge, error))
-		return FALSE;
-	relative = g_strdup(episode->file);
-	path = absolute(dl, relative);
-	if (g_unlink(path) != 0 && errno != ENOENT) {
-		int saved = errno;
-
-		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved),
-		            "cannot delete %s: %s", path, g_strerror(saved));
-		return FALSE;
-	}
-	/* Playlists and the queue name the stream before MPD forgets it. */
-	if (dl->in_db != NULL)
-		g_hash_table_remove(dl->in_db, relative);
-	bridge_queue_follow_files(bridge);
-	g_clear_pointer(&episode->file, g_free);
-	episode->downloaded = 0;
-	bridge_changed(bridge);
-	bridge_sync_all(bridge, FALSE);
-	tell_mpd(bridge);
-	return TRUE;
-}
-
-static void
-remove_logged(Bridge *bridge, BridgeEpisode *episode, const char *why)
-{
-	g_autoptr(GError) error = NULL;
-	g_autofree char *file = g_strdup(episode->file);
-
-	if (bridge_downloads_remove(bridge, episode, &error))
-		g_message("deleted %s (%s): %s", file, episode->title, why);
-	else
-		g_warning("%s", error->message);
-}
-
-/* Listened episodes' files, the longest listened first. */
-static gint
-by_listened_at(gconstpointer a, gconstpointer b)
-{
-	const BridgeEpisode *x = *(BridgeEpisode *const *)a;
-	const BridgeEpisode *y = *(BridgeEpisode *const *)b;
-
-	return (x->listened_at > y->listened_at) -
-	       (x->listened_at < y->listened_at);
-}
-
-static GPtrArray *
-listened_files(Bridge *bridge)
-{
-	g_autoptr(GPtrArray) all =
-	        bridge_store_list_episodes(bridge->store, NULL);
-	GPtrArray *files = g_ptr_array_new();
-
-	for (guint i = 0; i < all->len; i++) {
-		BridgeEpisode *episode = all->pdata[i];
-
-		if (episode->listened && may_delete(bridge, episode))
-			g_ptr_array_add(files, episode);
-	}
-	g_ptr_array_sort(files, by_listened_at);
-	return files;
-}
-
-/*
- * Files whose time is up: listened ones after their days, and those that
- * newer episodes pushed out of their podcast's newest; files that went
- * behind our back are forgotten.
- */
-static void
-clean_up(Bridge *bridge, BridgeDownloads *dl)
-{
-	g_autoptr(GPtrArray) all =
-	        bridge_store_list_episodes(bridge->store, NULL);
-	g_autoptr(GHashTable) newest = newest_sets(bridge);
-	gint64 keep = (gint64)bridge->config->download.keep_days * DAY;
-	gint64 now = now_seconds();
-
-	for (guint i = 0; i < all->len; i++) {
-		BridgeEpisode *episode = all->pdata[i];
-		g_autofree char *path = NULL;
-
-		if (episode->file == NULL)
-			continue;
-		path = absolute(dl, episode->file);
-		if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
-			g_message("%s is gone from the disk", episode->file);
-			g_clear_pointer(&episode->file, g_free);
-			episode->downloaded = 0;
-			bridge_changed(bridge);
-			continue;
-		}
-		if (!may_delete(bridge, episode))
-			continue;
-		if (episode->listened && episode->listened_at + keep <= now)
-			remove_logged(bridge, episode, "listened");
-		else if (episode->download == 0 && !episode->listened &&
-		         !g_hash_table_contains(newest, episode))
-			remove_logged(bridge, episode,
-			              "no longer among its podcast's newest");
-	}
-}
-
-/* The bytes all downloaded files take. */
-static guint64
-bytes_used(Bridge *bridge)
-{
-	g_autoptr(GPtrArray) all =
-	        bridge_store_list_episodes(bridge->store, NULL);
-	guint64 used = 0;
-
-	for (guint i = 0; i < all->len; i++)
-		used += bridge_downloads_file_size(bridge, all->pdata[i]);
-	return used;
-}
-
-/*
- * The bytes a new transfer may write before the budget or the free space
- * floor is crossed, less what the transfers under way still need.
- */
-static guint64
-room(Bridge *bridge, BridgeDownloads *dl, GError **error)
-{
-	const BridgeDownloadSettings *s = &bridge->config->download;
-	guint64 max = (guint64)s->max_size_mb * MB;
-	guint64 floor = (guint64)s->min_free_mb * MB;
-	guint64 pending = 0, received = 0, free_bytes;
-	GHashTableIter iter;
-	gpointer value;
-
-	g_hash_table_iter_init(&iter, dl->active);
-	while (g_hash_table_iter_next(&iter, NULL, &value)) {
-		const BridgeTransfer *t = value;
-
-		received += t->received;
-		if (t->total > t->received)
-			pending += t->total - t->received;
-	}
-	if (!bridge_download_free_space(dl->directory, &free_bytes, error))
-		return 0;
-	free_bytes = free_bytes > pending ? free_bytes - pending : 0;
-	max = MIN(max, free_bytes > floor ? free_bytes - floor : 0);
-	if (s->budget_mb > 0) {
-		guint64 budget = (guint64)s->budget_mb * MB;
-		guint64 used = bytes_used(bridge) + received + pending;
-
-		max = MIN(max, budget > used ? budget - used : 0);
-	}
-	return max;
-}
-
-static char *
-why_no_room(Bridge *bridge, BridgeDownloads *dl, const GError *error)
-{
-	const BridgeDownloadSettings *s = &bridge->config->download;
-
-	if (error != NULL)
-		return g_strdup_printf("downloading stopped: %s",
-		                       error->message);
-	if (s->budget_mb > 0 &&
-	    bytes_used(bridge) + MIN_ROOM > (guint64)s->budget_mb * MB)
-		return g_strdup_printf(
-		        "downloading stopped: the files take the whole "
-		        "[bridge] download_budget of %u MB; raise it, or "
-		        "delete some (mpd-bridge delete EPISODE)",
-		        s->budget_mb);
-	return g_strdup_printf("downloading stopped: %s has less than "
-	                       "[bridge] download_min_free (%u MB) left; "
-	                       "free some space, or delete some episodes "
-	                       "(mpd-bridge delete EPISODE)",
-	                       dl->directory, s->min_free_mb);
-}
-
-/*
- * Room for one more transfer: the oldest listened files go first when
- * needed. 0 with dl->stopped saying why when there is none.
- */
-static guint64
-make_room(Bridge *bridge, BridgeDownloads *dl)
-{
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GPtrArray) files = NULL;
-	guint64 left = room(bridge, dl, &error);
-
-	if (error == NULL && left < MIN_ROOM) {
-		files = listened_files(bridge);
-		for (guint i = 0; i < files->len && left < MIN_ROOM; i++) {
-			remove_logged(bridge, files->pdata[i],
-			              "making room for newer episodes");
-			left = room(bridge, dl, &error);
-		}
-	}
-	if (left >= MIN_ROOM) {
-		if (dl->stopped != NULL)
-			g_message("downloading again: there is room");
-		g_clear_pointer(&dl->stopped, g_free);
-		return left;
-	}
-	if (dl->stopped == NULL) {
-		dl->stopped = why_no_room(bridge, dl, error);
-		g_warning("%s", dl->stopped);
-	}
-	return 0;
 }
 
 /* "FOLDER/NAME", unique among files on disk and transfers under way. */
@@ -671,7 +421,7 @@ start_waiting(Bridge *bridge, BridgeDownloads *dl);
 static void
 end_transfer(Bridge *bridge, BridgeTransfer *transfer, const GError *error)
 {
-	BridgeDownloads *dl = get(bridge);
+	BridgeDownloads *dl = bridge_downloads_state(bridge);
 
 	g_hash_table_remove(dl->active, transfer->episode_id);
 	if (transfer->done != NULL)
@@ -789,7 +539,7 @@ on_tagged(GObject *source, GAsyncResult *result, gpointer data)
 	    g_file_test(transfer->final, G_FILE_TEST_IS_SYMLINK)) {
 		g_autofree char *folder = g_path_get_dirname(transfer->final);
 		g_autofree char *name = g_path_get_basename(transfer->final);
-		BridgeDownloads *dl = get(bridge);
+		BridgeDownloads *dl = bridge_downloads_state(bridge);
 
 		g_free(transfer->final);
 		transfer->final = unique_path(dl, folder, name);
@@ -817,7 +567,7 @@ on_tagged(GObject *source, GAsyncResult *result, gpointer data)
 	g_clear_pointer(&episode->download_error, g_free);
 	bridge_changed(bridge);
 	g_message("downloaded %s into %s", episode->title, transfer->relative);
-	tell_mpd(bridge);
+	bridge_downloads_tell_mpd(bridge);
 	end_transfer(bridge, transfer, NULL);
 }
 
@@ -934,7 +684,7 @@ start_waiting(Bridge *bridge, BridgeDownloads *dl)
 {
 	while (!g_queue_is_empty(&dl->waiting) &&
 	       g_hash_table_size(dl->active) < bridge->config->download.jobs) {
-		guint64 max = make_room(bridge, dl);
+		guint64 max = bridge_downloads_make_room(bridge);
 
 		if (max == 0)
 			return;
@@ -946,7 +696,7 @@ void
 bridge_downloads_fetch(Bridge *bridge, BridgeEpisode *episode,
                        BridgeDownloadDone done, gpointer user_data)
 {
-	BridgeDownloads *dl = get(bridge);
+	BridgeDownloads *dl = bridge_downloads_state(bridge);
 	g_autoptr(GError) error = NULL;
 	BridgeTransfer *transfer;
 
@@ -999,14 +749,14 @@ on_timer(gpointer data);
 static void
 look(Bridge *bridge)
 {
-	BridgeDownloads *dl = get(bridge);
+	BridgeDownloads *dl = bridge_downloads_state(bridge);
 	g_autoptr(GPtrArray) wanted = NULL;
 	gint64 now = now_seconds();
 	gint64 next;
 
 	if (!bridge_downloads_locate(bridge, NULL))
 		return;
-	clean_up(bridge, dl);
+	bridge_downloads_clean_up(bridge);
 	wanted = bridge_downloads_wanted(bridge);
 	for (guint i = 0; i < wanted->len; i++) {
 		BridgeEpisode *episode = wanted->pdata[i];
@@ -1056,7 +806,7 @@ bridge_downloads_changed(Bridge *bridge)
 void
 bridge_downloads_start(Bridge *bridge)
 {
-	BridgeDownloads *dl = get(bridge);
+	BridgeDownloads *dl = bridge_downloads_state(bridge);
 	g_autoptr(GError) error = NULL;
 
 	dl->started = TRUE;
@@ -1135,7 +885,7 @@ same_set(GHashTable *a, GHashTable *b)
 void
 bridge_downloads_on_database(Bridge *bridge)
 {
-	BridgeDownloads *dl = get(bridge);
+	BridgeDownloads *dl = bridge_downloads_state(bridge);
 	g_autoptr(GHashTable) songs = NULL;
 	g_autoptr(GError) error = NULL;
 
