@@ -154,11 +154,16 @@ def folder(w, name=SHOW):
     return os.path.join(w.podcasts, name)
 
 
-def files(w, name=SHOW):
+def all_files(w, name=SHOW):
     try:
         return sorted(os.listdir(folder(w, name)))
     except FileNotFoundError:
         return []
+
+
+def files(w, name=SHOW):
+    """The files in place: not those still hidden while being tagged."""
+    return [n for n in all_files(w, name) if not n.startswith(".")]
 
 
 def file_of(w, guid):
@@ -334,7 +339,7 @@ def t_web_page(w):
     check("web page" in failed["error"], f"error: {failed['error']}")
     check(failed["retry"] > time.time(), "no retry is due")
     check(not any(n.startswith(".") or "portal" in n.lower()
-                  for n in files(w)), f"files: {files(w)}")
+                  for n in all_files(w)), f"files: {all_files(w)}")
     text = ok(w, "downloads")
     check("failed: 1" in text and "tried again in" in text, text)
 
