@@ -368,10 +368,9 @@ static void
 append_chapter(Bridge *bridge, const BridgePlayerStatus *status, GString *out)
 {
 	FeedChapterList *chapters = bridge_chapters_current(bridge);
-	gint at = chapters != NULL
-	                  ? feed_chapter_list_find_jump(chapters,
-	                                                status->elapsed_ms)
-	                  : -1;
+	gint at = chapters != NULL ? feed_chapter_list_find_jump(
+	                                     chapters, status->elapsed_ms)
+	                           : -1;
 	const char *title;
 
 	if (at < 0)

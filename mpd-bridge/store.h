@@ -44,9 +44,9 @@ typedef struct {
 	gint64 skip_outro;   /* seconds skipped at the end */
 	char *skip_chapters; /* chapters skipped, a title pattern; NULL */
 	gboolean no_chapter_fetch; /* its JSON chapters are not fetched */
-	gint64 download;     /* its newest episodes kept on disk
-	                        (downloads.c): 0 means the default, -1
-	                        none */
+	gint64 download;           /* its newest episodes kept on disk
+	                              (downloads.c): 0 means the default, -1
+	                              none */
 } BridgeFeed;
 
 /*

@@ -1,6 +1,6 @@
 /* feedtool: libfeed's command-line tool, on the public API alone. */
-#include "download-command.h"
 #include "chapters-command.h"
+#include "download-command.h"
 #include "feed-json.h"
 #include "listing.h"
 #include "opml-command.h"
