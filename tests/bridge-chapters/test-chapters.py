@@ -197,17 +197,22 @@ def episode(w, guid):
 
 
 def play(w, guid, at=None):
-    """Plays @guid's stream from its start (or from @at seconds)."""
+    """Plays @guid's stream from its start (or from @at seconds, sought
+    once MPD's decoder runs: a seek as a stream opens may find it not
+    started yet)."""
     w.mpd.command("stop", "clear")
     name = "live.mp3" if guid == "live" else guid + ".wav"
     song = w.mpd.command(
         f"addid {quote(w.media.base + '/' + name)}")[0].split(": ")[1]
-    if at is None:
-        w.mpd.command(f"playid {song}")
-    else:
-        w.mpd.command(f"playid {song}", f"seekid {song} {at}")
-    wait_until(lambda: w.mpd.status().get("state") == "play", 10,
-               "MPD to play")
+    w.mpd.command(f"playid {song}")
+    def started():
+        status = w.mpd.status()
+        return (status.get("state") == "play" and
+                float(status.get("elapsed", 0)) > 0)
+    wait_until(started, 10, "MPD to play")
+    if at is not None:
+        w.mpd.command(f"seekid {song} {at}")
+        wait_until(lambda: w.mpd.elapsed() >= at, 5, f"MPD at {at} s")
     return song
 
 
