@@ -190,7 +190,12 @@ room(Bridge *bridge, BridgeDownloads *dl, GError **error)
 		if (t->total > t->received)
 			pending += t->total - t->received;
 	}
-	if (!bridge_download_free_space(dl->directory, &free_bytes, error))
+	/* The folder is made by the first download: till then, its disk. */
+	if (!bridge_download_free_space(
+	            g_file_test(dl->directory, G_FILE_TEST_IS_DIR)
+	                    ? dl->directory
+	                    : dl->music,
+	            &free_bytes, error))
 		return 0;
 	free_bytes = free_bytes > pending ? free_bytes - pending : 0;
 	max = MIN(max, free_bytes > floor ? free_bytes - floor : 0);

@@ -133,8 +133,10 @@ place(Bridge *bridge, BridgeDownloads *dl, GError **error)
 	directory = wanted != NULL
 	                    ? g_strdup(wanted)
 	                    : g_build_filename(dl->music, "podcasts", NULL);
-	if (g_mkdir_with_parents(directory, 0755) != 0 ||
-	    access(directory, W_OK) != 0) {
+	/* A folder that does not exist yet is made by the first download. */
+	if (!g_file_test(directory, G_FILE_TEST_IS_DIR)) {
+		dl->directory = g_canonicalize_filename(directory, NULL);
+	} else if (access(directory, W_OK) != 0) {
 		int saved = errno;
 
 		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved),
@@ -144,8 +146,9 @@ place(Bridge *bridge, BridgeDownloads *dl, GError **error)
 		            "write",
 		            directory, g_strerror(saved));
 		return FALSE;
+	} else {
+		dl->directory = resolve(directory);
 	}
-	dl->directory = resolve(directory);
 	prefix = g_strconcat(dl->music, "/", NULL);
 	if (dl->directory == NULL || !g_str_has_prefix(dl->directory, prefix)) {
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
@@ -396,7 +399,7 @@ podcast_folder(Bridge *bridge, BridgeDownloads *dl, const BridgeEpisode *e,
 	                                name != NULL ? name : e->feed_id, NULL);
 	GStatBuf st;
 
-	if (g_mkdir(folder, 0755) != 0 && errno != EEXIST) {
+	if (g_mkdir_with_parents(folder, 0755) != 0) {
 		int saved = errno;
 
 		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved),

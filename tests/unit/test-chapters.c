@@ -354,11 +354,20 @@ test_utf8(void)
 	        ==, "caf\xc3\xa9 \xc3\xa9");
 	g_clear_pointer(&list, feed_chapter_list_unref);
 
-	/* Found by fuzz-chapters: json-glib decodes a lone surrogate to
-	 * bytes that are not UTF-8. */
-	list = parse_ok("{\"version\": \"1\", \"chapters\": [{\"startTime\": "
-	                "0, \"title\": \"a \\ud83c\\script\", "
-	                "\"url\": \"https://example.com/\\ud83c\\sx\"}]}");
+	/*
+	 * Found by fuzz-chapters: json-glib 1.6 (Debian 12) decodes a lone
+	 * surrogate to bytes that are not UTF-8; 1.10 (Debian 13) refuses
+	 * the document. Either way nothing that is not UTF-8 comes out.
+	 */
+	list = parse("{\"version\": \"1\", \"chapters\": [{\"startTime\": "
+	             "0, \"title\": \"a \\ud83c\\script\", "
+	             "\"url\": \"https://example.com/\\ud83c\\sx\"}]}",
+	             &error);
+	if (list == NULL) {
+		g_assert_error(error, FEED_ERROR, FEED_ERROR_PARSE);
+		g_assert_true(g_utf8_validate(error->message, -1, NULL));
+		return;
+	}
 	title = feed_chapter_get_title(feed_chapter_list_get_chapter(list, 0));
 	g_assert_true(g_utf8_validate(title, -1, NULL));
 	g_assert_true(g_str_has_prefix(title, "a "));
