@@ -478,6 +478,7 @@ run_through_daemon(Bridge *bridge, char **argv, const GError *lock_error)
 	g_autofree char *text = NULL;
 	g_autofree char *reply_channel = own_reply_channel(bridge, getpid());
 	const BridgeCommand *command = bridge_command_lookup(argv[0]);
+	char *lines;
 	g_autoptr(GError) error = NULL;
 	g_autofree char *answer = NULL;
 	g_auto(GStrv) found = NULL;
@@ -535,9 +536,9 @@ run_through_daemon(Bridge *bridge, char **argv, const GError *lock_error)
 			fprintf(stderr, "mpd-bridge: %s\n", error->message);
 		return EXIT_FAILED;
 	}
-	text = unescaped_lines(answer);
+	lines = unescaped_lines(answer);
 	g_free(answer);
-	answer = g_steal_pointer(&text);
+	answer = g_steal_pointer(&lines);
 	if (g_str_has_prefix(answer, "ok")) {
 		printf("%s\n", g_strstrip(answer + 2));
 		if (strcmp(argv[0], "status") == 0 && isatty(STDOUT_FILENO))
