@@ -80,12 +80,25 @@ class Site:
                 else:
                     self.send_error(404)
                     return
-                self.send_response(200)
+                # Ranges, as podcast hosts answer them: MPD 0.24 reads
+                # a WAV stream's header by seeking.
+                start, end = 0, len(body) - 1
+                ranged = self.headers.get("Range", "")
+                if ranged.startswith("bytes=") and kind == "audio/wav":
+                    first, _, last = ranged[6:].partition("-")
+                    start = int(first or 0)
+                    end = int(last) if last else end
+                    self.send_response(206)
+                    self.send_header("Content-Range",
+                                     f"bytes {start}-{end}/{len(body)}")
+                else:
+                    self.send_response(200)
                 self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Accept-Ranges", "bytes")
+                self.send_header("Content-Length", str(end - start + 1))
                 self.end_headers()
                 try:
-                    self.wfile.write(body)
+                    self.wfile.write(body[start:end + 1])
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
