@@ -41,23 +41,6 @@ position_ms(const Bridge *bridge);
 static void
 follow(Bridge *bridge);
 
-static gboolean
-fail(GError **error, BridgeCommandError code, const char *format, ...)
-        G_GNUC_PRINTF(3, 4);
-
-static gboolean
-fail(GError **error, BridgeCommandError code, const char *format, ...)
-{
-	g_autofree char *message = NULL;
-	va_list args;
-
-	va_start(args, format);
-	message = g_strdup_vprintf(format, args);
-	va_end(args);
-	g_set_error_literal(error, BRIDGE_COMMAND_ERROR, code, message);
-	return FALSE;
-}
-
 static char *
 cache_path(const Bridge *bridge, const char *episode_id)
 {
@@ -317,8 +300,8 @@ bridge_chapters_set_feed(Bridge *bridge, BridgeFeed *feed, const char *value,
 	else if (g_ascii_strcasecmp(value, "no") == 0)
 		feed->no_chapter_fetch = TRUE;
 	else
-		return fail(error, BRIDGE_COMMAND_ERROR_USAGE,
-		            "fetch-chapters is yes or no");
+		return bridge_command_fail(error, BRIDGE_COMMAND_ERROR_USAGE,
+		                           "fetch-chapters is yes or no");
 	return TRUE;
 }
 
@@ -432,8 +415,8 @@ playing(Bridge *bridge, GError **error)
 	                              : NULL;
 
 	if (episode == NULL || t->state == BRIDGE_PLAYER_STOP) {
-		fail(error, BRIDGE_COMMAND_ERROR_FAILED,
-		     "no episode is playing");
+		bridge_command_fail(error, BRIDGE_COMMAND_ERROR_FAILED,
+		                    "no episode is playing");
 		return NULL;
 	}
 	return episode;
@@ -477,11 +460,12 @@ jump(Bridge *bridge, const BridgeEpisode *episode, FeedChapterList *chapters,
 
 	if (!bridge_mpd_seek_ms(bridge->mpd, bridge->tracking.song_id, start,
 	                        &local))
-		return fail(error, BRIDGE_COMMAND_ERROR_FAILED,
-		            "cannot jump in %s: %s; a stream that cannot seek "
-		            "jumps once the episode is downloaded "
-		            "(mpd-bridge download)",
-		            episode->title, local->message);
+		return bridge_command_fail(
+		        error, BRIDGE_COMMAND_ERROR_FAILED,
+		        "cannot jump in %s: %s; a stream that cannot seek "
+		        "jumps once the episode is downloaded "
+		        "(mpd-bridge download)",
+		        episode->title, local->message);
 	bridge_skips_listener_jumped(bridge);
 	g_string_append_printf(out, "chapter %u of %u at %s: %s", index + 1,
 	                       feed_chapter_list_get_n_jumps(chapters), at,
@@ -512,16 +496,17 @@ on_jump(Bridge *bridge, const char *episode_id, FeedChapterList *chapters,
 		goto out;
 	}
 	if (n == 0) {
-		fail(&local, BRIDGE_COMMAND_ERROR_FAILED, "%s has no chapters",
-		     episode->title);
+		bridge_command_fail(&local, BRIDGE_COMMAND_ERROR_FAILED,
+		                    "%s has no chapters", episode->title);
 		goto out;
 	}
 	current = feed_chapter_list_find_jump(chapters, at);
 	if (strcmp(a->what, "next-chapter") == 0) {
 		target = current + 1;
 		if (target >= (gint)n) {
-			fail(&local, BRIDGE_COMMAND_ERROR_FAILED,
-			     "%s is in its last chapter", episode->title);
+			bridge_command_fail(&local, BRIDGE_COMMAND_ERROR_FAILED,
+			                    "%s is in its last chapter",
+			                    episode->title);
 			goto out;
 		}
 	} else if (strcmp(a->what, "previous-chapter") == 0) {
@@ -533,9 +518,9 @@ on_jump(Bridge *bridge, const char *episode_id, FeedChapterList *chapters,
 		            RESTART_WITHIN_MS)
 			target = MAX(current - 1, 0);
 	} else if (target >= (gint)n) {
-		fail(&local, BRIDGE_COMMAND_ERROR_USAGE,
-		     "%s has %u chapters, not %d", episode->title, n,
-		     target + 1);
+		bridge_command_fail(&local, BRIDGE_COMMAND_ERROR_USAGE,
+		                    "%s has %u chapters, not %d",
+		                    episode->title, n, target + 1);
 		goto out;
 	}
 	jump(bridge, episode, chapters, (guint)target,

@@ -31,11 +31,9 @@ bridge_command_error_quark(void)
 	return g_quark_from_static_string("bridge-command-error-quark");
 }
 
-static gboolean
-fail(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);
-
-static gboolean
-fail(GError **error, const char *format, ...)
+gboolean
+bridge_command_fail(GError **error, BridgeCommandError code, const char *format,
+                    ...)
 {
 	g_autofree char *message = NULL;
 	va_list args;
@@ -43,10 +41,12 @@ fail(GError **error, const char *format, ...)
 	va_start(args, format);
 	message = g_strdup_vprintf(format, args);
 	va_end(args);
-	g_set_error_literal(error, BRIDGE_COMMAND_ERROR,
-	                    BRIDGE_COMMAND_ERROR_FAILED, message);
+	g_set_error_literal(error, BRIDGE_COMMAND_ERROR, code, message);
 	return FALSE;
 }
+
+#define fail(error, ...)                                                       \
+	bridge_command_fail(error, BRIDGE_COMMAND_ERROR_FAILED, __VA_ARGS__)
 
 static gboolean
 usage_error(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);

@@ -102,4 +102,9 @@ typedef enum {
 GQuark
 bridge_command_error_quark(void);
 
+/* Sets @error to a BRIDGE_COMMAND_ERROR of @code, printf-style; FALSE. */
+gboolean
+bridge_command_fail(GError **error, BridgeCommandError code, const char *format,
+                    ...) G_GNUC_PRINTF(3, 4);
+
 #endif

@@ -8,23 +8,6 @@
 
 #define MB (1024.0 * 1024.0)
 
-static gboolean
-fail(GError **error, BridgeCommandError code, const char *format, ...)
-        G_GNUC_PRINTF(3, 4);
-
-static gboolean
-fail(GError **error, BridgeCommandError code, const char *format, ...)
-{
-	g_autofree char *message = NULL;
-	va_list args;
-
-	va_start(args, format);
-	message = g_strdup_vprintf(format, args);
-	va_end(args);
-	g_set_error_literal(error, BRIDGE_COMMAND_ERROR, code, message);
-	return FALSE;
-}
-
 /* "PODCAST — TITLE" */
 static char *
 label(Bridge *bridge, const BridgeEpisode *episode)
@@ -157,8 +140,9 @@ bridge_downloads_run_delete(Bridge *bridge, char **args, GString *out,
 			continue;
 		}
 		if (!bridge_downloads_remove(bridge, episode, &local))
-			return fail(error, BRIDGE_COMMAND_ERROR_FAILED, "%s",
-			            local->message);
+			return bridge_command_fail(error,
+			                           BRIDGE_COMMAND_ERROR_FAILED,
+			                           "%s", local->message);
 		g_string_append_printf(out, "%sdeleted %s",
 		                       out->len > 0 ? "\n" : "", file);
 	}
@@ -177,9 +161,10 @@ bridge_downloads_set_feed(Bridge *bridge, BridgeFeed *feed, const char *value,
 	                                      NULL)) {
 		feed->download = number == 0 ? -1 : (gint64)number;
 	} else {
-		return fail(error, BRIDGE_COMMAND_ERROR_USAGE,
-		            "download is a number of episodes (0 for none) or "
-		            "default");
+		return bridge_command_fail(
+		        error, BRIDGE_COMMAND_ERROR_USAGE,
+		        "download is a number of episodes (0 for none) or "
+		        "default");
 	}
 	bridge_downloads_changed(bridge);
 	return TRUE;
@@ -385,9 +370,9 @@ bridge_downloads_run_list(Bridge *bridge, char **args, GString *out,
 	Listing listing;
 
 	if (args[0] != NULL && !json)
-		return fail(error, BRIDGE_COMMAND_ERROR_USAGE,
-		            "downloads takes --json or nothing, not '%s'",
-		            args[0]);
+		return bridge_command_fail(
+		        error, BRIDGE_COMMAND_ERROR_USAGE,
+		        "downloads takes --json or nothing, not '%s'", args[0]);
 	if (!bridge_downloads_locate(bridge, error))
 		return FALSE;
 	gather(bridge, &listing);

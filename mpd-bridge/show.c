@@ -39,23 +39,6 @@ page_clear(Page *page)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Page, page_clear)
 
-static gboolean
-fail(GError **error, BridgeCommandError code, const char *format, ...)
-        G_GNUC_PRINTF(3, 4);
-
-static gboolean
-fail(GError **error, BridgeCommandError code, const char *format, ...)
-{
-	g_autofree char *message = NULL;
-	va_list args;
-
-	va_start(args, format);
-	message = g_strdup_vprintf(format, args);
-	va_end(args);
-	g_set_error_literal(error, BRIDGE_COMMAND_ERROR, code, message);
-	return FALSE;
-}
-
 /* Columns for the notes: 0 (no wrapping) in the daemon. */
 static guint
 text_width(const Bridge *bridge)
@@ -90,14 +73,16 @@ find_current(Bridge *bridge, Page *page, GError **error)
 	if (!ok)
 		return FALSE;
 	if (status.uri == NULL)
-		return fail(error, BRIDGE_COMMAND_ERROR_FAILED,
-		            "MPD has no current song: name an EPISODE (see "
-		            "mpd-bridge episodes)");
+		return bridge_command_fail(
+		        error, BRIDGE_COMMAND_ERROR_FAILED,
+		        "MPD has no current song: name an EPISODE (see "
+		        "mpd-bridge episodes)");
 	page->episode = bridge_identity_find_by_url(bridge, status.uri);
 	if (page->episode == NULL)
-		return fail(error, BRIDGE_COMMAND_ERROR_FAILED,
-		            "MPD is on %s, which is no podcast episode",
-		            status.uri);
+		return bridge_command_fail(
+		        error, BRIDGE_COMMAND_ERROR_FAILED,
+		        "MPD is on %s, which is no podcast episode",
+		        status.uri);
 	page->current = TRUE;
 	page->playing = status.state;
 	page->position = status.elapsed_ms / 1000;
@@ -118,8 +103,9 @@ find_episode(Bridge *bridge, char **args, Page *page, GError **error)
 		if (chosen == NULL)
 			return FALSE;
 		if (chosen->len != 1)
-			return fail(error, BRIDGE_COMMAND_ERROR_USAGE,
-			            "show takes one EPISODE");
+			return bridge_command_fail(error,
+			                           BRIDGE_COMMAND_ERROR_USAGE,
+			                           "show takes one EPISODE");
 		page->episode = chosen->pdata[0];
 		page->position = page->episode->position;
 	}
@@ -144,14 +130,16 @@ read_notes(Bridge *bridge, Page *page, GError **error)
 	                                &page->channel, &local);
 	if (local != NULL &&
 	    g_error_matches(local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-		return fail(error, BRIDGE_COMMAND_ERROR_FAILED,
-		            "the show notes of %s are not fetched yet: run "
-		            "mpd-bridge refresh '%s' to get them",
-		            bridge_feed_get_name(page->feed), page->feed->id);
+		return bridge_command_fail(
+		        error, BRIDGE_COMMAND_ERROR_FAILED,
+		        "the show notes of %s are not fetched yet: run "
+		        "mpd-bridge refresh '%s' to get them",
+		        bridge_feed_get_name(page->feed), page->feed->id);
 	if (local != NULL)
-		return fail(error, BRIDGE_COMMAND_ERROR_FAILED,
-		            "%s; mpd-bridge refresh '%s' fetches it again",
-		            local->message, page->feed->id);
+		return bridge_command_fail(
+		        error, BRIDGE_COMMAND_ERROR_FAILED,
+		        "%s; mpd-bridge refresh '%s' fetches it again",
+		        local->message, page->feed->id);
 	if (page->item == NULL)
 		return TRUE;
 	html = feed_episode_get_description_html(page->item);

@@ -59,23 +59,6 @@ get_sleep(Bridge *bridge)
 	return bridge->sleep;
 }
 
-static gboolean
-usage_error(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);
-
-static gboolean
-usage_error(GError **error, const char *format, ...)
-{
-	g_autofree char *message = NULL;
-	va_list args;
-
-	va_start(args, format);
-	message = g_strdup_vprintf(format, args);
-	va_end(args);
-	g_set_error_literal(error, BRIDGE_COMMAND_ERROR,
-	                    BRIDGE_COMMAND_ERROR_USAGE, message);
-	return FALSE;
-}
-
 gboolean
 bridge_sleep_parse_duration(const char *text, gint64 *ms, GError **error)
 {
@@ -102,18 +85,20 @@ bridge_sleep_parse_duration(const char *text, gint64 *ms, GError **error)
 		goto bad;
 	value = g_ascii_strtod(text, NULL) * unit_ms;
 	if (value < MIN_MS - 0.5 || value > MAX_MS + 0.5)
-		return usage_error(error,
-		                   "a sleep timer runs from 1 s to 24 h, "
-		                   "not '%s'",
-		                   text);
+		return bridge_command_fail(
+		        error, BRIDGE_COMMAND_ERROR_USAGE,
+		        "a sleep timer runs from 1 s to 24 h, "
+		        "not '%s'",
+		        text);
 	*ms = (gint64)(value + 0.5);
 	return TRUE;
 
 bad:
-	return usage_error(error,
-	                   "sleep takes minutes (20, 0.5), a time with a unit "
-	                   "(90s, 20m, 1h), end or off, not '%s'",
-	                   text);
+	return bridge_command_fail(
+	        error, BRIDGE_COMMAND_ERROR_USAGE,
+	        "sleep takes minutes (20, 0.5), a time with a unit "
+	        "(90s, 20m, 1h), end or off, not '%s'",
+	        text);
 }
 
 gboolean
