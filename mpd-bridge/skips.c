@@ -109,17 +109,6 @@ duration_ms(const BridgeTracking *t, const BridgeEpisode *episode)
 	return t->duration_ms > 0 ? t->duration_ms : episode->duration * 1000;
 }
 
-static gboolean
-matches(const char *pattern, const char *title)
-{
-	g_autoptr(GRegex) regex = NULL;
-
-	if (pattern == NULL || title == NULL)
-		return FALSE;
-	regex = g_regex_new(pattern, G_REGEX_CASELESS, 0, NULL);
-	return regex != NULL && g_regex_match(regex, title, 0, NULL);
-}
-
 /*
  * Where chapter @i ends: its own end when it says, else where the next
  * jump point starts (a hidden chapter within it is part of it), else at
@@ -149,15 +138,21 @@ chapter_end(FeedChapterList *chapters, guint i, gint64 duration)
 static gint
 next_skipped(FeedChapterList *chapters, const char *pattern, gint64 from)
 {
-	guint n = chapters != NULL ? feed_chapter_list_get_n_chapters(chapters)
-	                           : 0;
+	g_autoptr(GRegex) regex = NULL;
+	guint n;
 
+	/* Compiled once a look; `set` checked that it compiles. */
+	if (chapters == NULL || pattern == NULL)
+		return -1;
+	regex = g_regex_new(pattern, G_REGEX_CASELESS, 0, NULL);
+	n = regex != NULL ? feed_chapter_list_get_n_chapters(chapters) : 0;
 	for (guint i = 0; i < n; i++) {
 		const FeedChapter *c =
 		        feed_chapter_list_get_chapter(chapters, i);
+		const char *title = feed_chapter_get_title(c);
 
-		if (feed_chapter_get_start_ms(c) >= from &&
-		    matches(pattern, feed_chapter_get_title(c)))
+		if (feed_chapter_get_start_ms(c) >= from && title != NULL &&
+		    g_regex_match(regex, title, 0, NULL))
 			return (gint)i;
 	}
 	return -1;
