@@ -4,22 +4,22 @@
  * messages), so two writers never lose each other's changes; with no
  * daemon they edit the state directly, under its lock.
  */
-#include "bridge.h"
-#include "chapters.h"
-#include "control.h"
-#include "downloads.h"
-#include "import.h"
-#include "phone-sync.h"
-#include "playlist-files.h"
-#include "queue.h"
-#include "refresh.h"
-#include "search-command.h"
-#include "skips.h"
-#include "sleep.h"
-#include "subscribe.h"
-#include "sync-login.h"
-#include "sync.h"
-#include "tracker.h"
+#include "commands/commands.h"
+#include "core/bridge.h"
+#include "downloads/downloads.h"
+#include "feeds/import.h"
+#include "feeds/refresh.h"
+#include "feeds/search-command.h"
+#include "feeds/subscribe.h"
+#include "listening/chapters.h"
+#include "listening/queue.h"
+#include "listening/skips.h"
+#include "listening/sleep.h"
+#include "listening/tracker.h"
+#include "phone/login.h"
+#include "phone/phone-sync.h"
+#include "playlists/playlist-files.h"
+#include "playlists/push.h"
 
 #include <curl/curl.h>
 #include <glib-unix.h>

@@ -4,7 +4,7 @@
  * rules need no MPD, and a fake server that never answers stands in for a
  * wedged MPD.
  */
-#include "mpd.h"
+#include "mpd/mpd.h"
 #include "private-mpd.h"
 
 #include <gio/gio.h>

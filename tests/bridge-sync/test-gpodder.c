@@ -4,7 +4,7 @@
  * with its own, faults, and the Login Flow v2. One server for the whole
  * program, reset before each test.
  */
-#include "gpodder-private.h"
+#include "phone/gpodder-private.h"
 
 #include "sync-server.h"
 

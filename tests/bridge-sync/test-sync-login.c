@@ -1,10 +1,10 @@
 /*
- * `mpd-bridge sync login` (mpd-bridge/sync-login.c) against the Login
+ * `mpd-bridge sync login` (mpd-bridge/phone/login.c) against the Login
  * Flow v2 of tests/support/gpodder-server.py on loopback: approved,
  * never approved, refused for a gpodder server, and no server at all.
  */
-#include "gpodder.h"
-#include "sync-login.h"
+#include "phone/gpodder.h"
+#include "phone/login.h"
 
 #include "sync-server.h"
 

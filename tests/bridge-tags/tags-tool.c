@@ -8,7 +8,7 @@
  * when the tags are written; else prints the error's message and exits 1 (2 for
  * a bad command line).
  */
-#include "tags.h"
+#include "downloads/tags.h"
 
 #include <gio/gio.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 A copy of each fixture of tests/data/tags (half a second of silence with a
 title, an artist and a cover picture of its own) goes into a private MPD's
 music directory, some under a name that does not match their content, and
-tags-tool (mpd-bridge/tags.c) tags it with a title full of control
+tags-tool (mpd-bridge/downloads/tags.c) tags it with a title full of control
 characters. Then:
 
 - python3-mutagen finds the file's cover picture, byte for byte;

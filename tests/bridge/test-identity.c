@@ -2,7 +2,7 @@
  * Episode identity: which episode a stream URL that MPD reports belongs
  * to. The duplicate guesser is tested end to end in test-daemon.
  */
-#include "identity.h"
+#include "core/identity.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * Reading MPD's own configuration file for its playlist_directory. Each
  * case of MPD's syntax here was checked against mpd 0.23.12 itself.
  */
-#include "mpd-conf.h"
+#include "mpd/mpd-conf.h"
 
 #include <pwd.h>
 #include <string.h>

@@ -3,8 +3,8 @@
  * `subscribe N` reads. No network: the query itself is tested end to end
  * in tests/bridge-search.
  */
-#include "search-command.h"
-#include "search.h"
+#include "feeds/search-command.h"
+#include "feeds/search.h"
 
 #include <string.h>
 

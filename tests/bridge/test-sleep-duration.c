@@ -3,8 +3,8 @@
  * command line checks it before asking the daemon, so a bad one is a
  * usage error (exit 2) there.
  */
-#include "control.h"
-#include "sleep.h"
+#include "commands/commands.h"
+#include "listening/sleep.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * cannot read without touching it, keeps what it does not know, saves
  * atomically and locks against a second writer.
  */
-#include "store.h"
+#include "state/store.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -2,7 +2,7 @@
  * The [sync] settings: what a bad value says, and that the password read
  * from password_file never shows in a message.
  */
-#include "config.h"
+#include "core/config.h"
 
 #include <string.h>
 #include <sys/stat.h>

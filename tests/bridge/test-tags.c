@@ -4,7 +4,7 @@
  * cover of its own) is tagged, then read back with TagLib. The cover art
  * and what MPD shows are checked by tests/bridge-tags/test-tags-mpd.py.
  */
-#include "tags.h"
+#include "downloads/tags.h"
 
 #include <errno.h>
 #include <gio/gio.h>

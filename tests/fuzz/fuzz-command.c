@@ -10,8 +10,8 @@
  */
 #include "fuzz.h"
 
-#include "control.h"
-#include "tracker.h"
+#include "commands/commands.h"
+#include "listening/tracker.h"
 
 /* More lines than this are not read: a channel message is one line. */
 #define MAX_MESSAGES 8

@@ -4,7 +4,7 @@
  */
 #include "fuzz.h"
 
-#include "config.h"
+#include "core/config.h"
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)

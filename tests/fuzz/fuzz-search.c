@@ -6,7 +6,7 @@
  */
 #include "fuzz.h"
 
-#include "search.h"
+#include "feeds/search.h"
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)

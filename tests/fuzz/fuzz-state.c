@@ -6,7 +6,7 @@
  */
 #include "fuzz.h"
 
-#include "store.h"
+#include "state/store.h"
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)

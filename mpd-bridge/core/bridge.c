@@ -1,0 +1,66 @@
+#include "core/bridge.h"
+
+/* A burst of changes (a refresh of many feeds) is saved in one write. */
+#define SAVE_DELAY_SECONDS 2
+/*
+ * After a failed save (a full disk, a read-only directory) the changes
+ * stay in memory and the daemon tries again this often, so that they
+ * reach the disk once it lets them, even when nothing else changes.
+ */
+#define SAVE_RETRY_SECONDS 10
+
+static gboolean
+on_save(gpointer data)
+{
+	Bridge *bridge = data;
+	g_autoptr(GError) error = NULL;
+
+	bridge->save_timer = 0;
+	if (!bridge_save(bridge, &error))
+		g_warning("%s", error->message);
+	return G_SOURCE_REMOVE;
+}
+
+/* The failure was logged when it happened: only the outcome is news. */
+static gboolean
+on_retry(gpointer data)
+{
+	Bridge *bridge = data;
+	g_autoptr(GError) error = NULL;
+
+	bridge->save_timer = 0;
+	if (!bridge->dirty)
+		return G_SOURCE_REMOVE;
+	if (bridge_save(bridge, &error))
+		g_message("saved the state to %s after all",
+		          bridge_store_get_path(bridge->store));
+	else
+		g_debug("%s", error->message);
+	return G_SOURCE_REMOVE;
+}
+
+void
+bridge_changed(Bridge *bridge)
+{
+	bridge->dirty = TRUE;
+	bridge->changes++;
+	if (bridge->daemon && bridge->save_timer == 0)
+		bridge->save_timer = g_timeout_add_seconds(SAVE_DELAY_SECONDS,
+		                                           on_save, bridge);
+}
+
+gboolean
+bridge_save(Bridge *bridge, GError **error)
+{
+	g_clear_handle_id(&bridge->save_timer, g_source_remove);
+	if (!bridge->dirty)
+		return TRUE;
+	if (!bridge_store_save(bridge->store, error)) {
+		if (bridge->daemon)
+			bridge->save_timer = g_timeout_add_seconds(
+			        SAVE_RETRY_SECONDS, on_retry, bridge);
+		return FALSE;
+	}
+	bridge->dirty = FALSE;
+	return TRUE;
+}

@@ -1,0 +1,124 @@
+/*
+ * All of the daemon's state, in one struct made by main(): no file-scope
+ * variables anywhere in mpd-bridge.
+ */
+#ifndef BRIDGE_BRIDGE_H
+#define BRIDGE_BRIDGE_H
+
+#include "core/config.h"
+#include "mpd/mpd.h"
+#include "state/store.h"
+
+#include <feed/feed.h>
+
+/* What the listening tracker knows of MPD's player since its last event. */
+typedef struct {
+	char *episode_id; /* the episode MPD is on, or NULL */
+	guint song_id;    /* its queue id */
+	BridgePlayerState state;
+	gint64 elapsed_ms;      /* at the last event */
+	gint64 at;              /* monotonic microseconds of the last event */
+	gint64 duration_ms;     /* as MPD knows it; 0 when unknown */
+	guint checkpoint;       /* source saving the position while playing */
+	guint resume_timer;     /* source of a pending resume; 0: none */
+	guint resume_check;     /* source checking a resume; 0: none */
+	gint64 resume_below_ms; /* a due resume seeks only if MPD is still
+	                           before this */
+	gboolean held;          /* the episode was first seen paused: MPD's
+	                           restored state, not the listener's yet */
+	GHashTable *unseekable; /* episode ids whose seek failed, logged */
+	GHashTable *tries;      /* episode id -> resumes MPD failed since the
+	                           last that took; NULL until the first */
+	char *player_error;     /* MPD's player error at the last event;
+	                           NULL: none */
+} BridgeTracking;
+
+/* Where playlists go as files (playlist-files.c). */
+typedef struct {
+	char *directory;     /* MPD's playlist_directory, writable, and read
+	                        by the MPD we talk to; NULL: playlists go
+	                        through the protocol */
+	char *note;          /* why not, and what would help; NULL when
+	                        directory is set or nothing was tried */
+	GHashTable *written; /* playlist name -> its file's identity as
+	                        written (inode, size, mtime); NULL: none */
+	gboolean unsaid;     /* files written that clients were not told of */
+} BridgePlaylistFiles;
+
+/* What titling MPD's queue knows (queue.c). */
+typedef struct {
+	guint version;         /* MPD's queue version at the last scan; 0:
+	                          none yet, every song is looked at */
+	GHashTable *retagged;  /* song id -> times in a row it was tagged,
+	                          of those tagged in the last scan; NULL */
+	GHashTable *settled;   /* song id -> tags key that MPD kept after we
+	                          tagged the song: MPD's way of storing ours,
+	                          never fought over; NULL when none */
+	GHashTable *strangers; /* URLs of queued streams that are no
+	                          episode, as of changes number
+	                          strangers_changes; NULL when none */
+	guint64 strangers_changes;
+} BridgeQueueTitles;
+
+/* Skipping intros, outros and chapters (skips.c). */
+typedef struct {
+	guint timer;              /* the next crossing into a skip; 0 */
+	guint last_song;          /* MPD's song at the last look; 0 */
+	gint64 last_pos;          /* milliseconds into it then */
+	gint64 last_at;           /* monotonic microseconds then */
+	gboolean own_seek;        /* the next move is a skip of ours */
+	gboolean listener_jumped; /* the next move is a listener's jump */
+	GHashTable *logged;       /* "EPISODE-ID WHAT" of skips said */
+} BridgeSkips;
+
+/* The chapters of what plays (chapters.c). */
+typedef struct BridgeChapterState BridgeChapterState;
+
+/* What syncing with phones holds in the daemon (phone-sync.c). */
+typedef struct BridgePhoneSync BridgePhoneSync;
+
+/* Episodes on disk: transfers, and the files MPD has (downloads.c). */
+typedef struct BridgeDownloads BridgeDownloads;
+
+/* The sleep timer, in the daemon's memory only (sleep.c). */
+typedef struct BridgeSleep BridgeSleep;
+
+typedef struct {
+	BridgeConfig *config;
+	BridgeStore *store;
+	BridgeMpd *mpd;       /* NULL for a command line without MPD */
+	FeedFetcher *fetcher; /* NULL until a refresh needs one */
+	GMainLoop *loop;      /* NULL outside the daemon */
+	gboolean daemon;      /* running as `mpd-bridge run` */
+	guint refresh_timer;  /* source of the next due refresh; 0: none */
+	guint save_timer;     /* source of a pending save; 0: none */
+	guint fetching;       /* refreshes under way */
+	gboolean synced;      /* playlists pushed since MPD connected */
+	gboolean dirty;       /* the state has changes not yet saved */
+	guint64 changes;      /* bridge_changed() calls so far */
+	char *new_pushed;     /* hash of the new-episodes playlist last sent
+	                         to MPD; NULL before the first */
+	char *starred_pushed; /* the same, of the starred playlist */
+	GRegex *url_prefixes; /* tracking-redirect prefixes; NULL until used */
+	BridgeTracking tracking;
+	BridgePlaylistFiles files;
+	BridgeQueueTitles queue_titles;
+	BridgePhoneSync *phone;       /* NULL until syncing needs it */
+	BridgeDownloads *downloads;   /* NULL until downloads need it */
+	BridgeChapterState *chapters; /* NULL until chapters are read */
+	BridgeSkips skips;
+	BridgeSleep *sleep; /* NULL until a sleep timer is set */
+} Bridge;
+
+/*
+ * Notes that the state changed: the daemon saves it shortly after, in
+ * one write for a burst of changes; a command line saves before it exits.
+ */
+void
+bridge_changed(Bridge *bridge);
+
+/* Saves now if a save is pending; logs a failure. */
+gboolean
+bridge_save(Bridge *bridge, GError **error);
+
+#endif

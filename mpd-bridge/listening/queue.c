@@ -1,0 +1,339 @@
+/*
+ * Titles in MPD's queue. MPD says that its queue changed, not how; its
+ * queue version and plchanges name the songs that changed since a
+ * version, so each look costs what changed, not the queue's length.
+ */
+#include "listening/queue.h"
+
+#include "core/identity.h"
+#include "downloads/downloads.h"
+#include "listening/chapters.h"
+#include "playlists/playlist-files.h"
+
+#include <string.h>
+
+void
+bridge_queue_episode_tags(const Bridge *bridge, const BridgeEpisode *episode,
+                          BridgeTags *tags, char **date, char **track)
+{
+	const BridgeFeed *feed =
+	        bridge_store_find_feed(bridge->store, episode->feed_id);
+
+	*date = NULL;
+	*track = NULL;
+	if (episode->published > 0) {
+		g_autoptr(GDateTime) when =
+		        g_date_time_new_from_unix_utc(episode->published);
+
+		*date = when != NULL ? g_date_time_format(when, "%Y-%m-%d")
+		                     : NULL;
+	}
+	if (episode->number > 0)
+		*track = g_strdup_printf("%" G_GINT64_FORMAT, episode->number);
+	*tags = (BridgeTags){ 0 };
+	tags->title = episode->title;
+	tags->album = feed != NULL ? bridge_feed_get_name(feed) : NULL;
+	tags->artist = episode->author;
+	tags->date = *date;
+	tags->track = *track;
+	tags->genre = "Podcast";
+}
+
+static gboolean
+is_stream(const char *uri)
+{
+	return g_ascii_strncasecmp(uri, "http://", 7) == 0 ||
+	       g_ascii_strncasecmp(uri, "https://", 8) == 0;
+}
+
+/*
+ * A radio stream changes its tags with every song it plays, and each
+ * change is a look at the queue: knowing it is no episode spares a scan
+ * of every episode's URL each time, until the state changes.
+ */
+static gboolean
+is_stranger(Bridge *bridge, const char *uri)
+{
+	BridgeQueueTitles *q = &bridge->queue_titles;
+
+	if (q->strangers != NULL && q->strangers_changes != bridge->changes)
+		g_hash_table_remove_all(q->strangers);
+	q->strangers_changes = bridge->changes;
+	return q->strangers != NULL && g_hash_table_contains(q->strangers, uri);
+}
+
+static void
+add_stranger(Bridge *bridge, const char *uri)
+{
+	BridgeQueueTitles *q = &bridge->queue_titles;
+
+	if (q->strangers == NULL)
+		q->strangers = g_hash_table_new_full(g_str_hash, g_str_equal,
+		                                     g_free, NULL);
+	g_hash_table_add(q->strangers, g_strdup(uri));
+}
+
+/* The songs to tag, and the tags and strings they need. */
+typedef struct {
+	GArray *ids;      /* guint */
+	GArray *tags;     /* BridgeTags, borrowing from episodes and owned */
+	GPtrArray *owned; /* dates and track numbers */
+} Retag;
+
+static void
+retag_clear(Retag *retag)
+{
+	g_array_unref(retag->ids);
+	g_array_unref(retag->tags);
+	g_ptr_array_unref(retag->owned);
+}
+
+/*
+ * Tagging a song that still differs at the next look, this many times in
+ * a row: the file's own tags can land between our tagging and that look
+ * (a client that loads and plays at once), but once, not every time.
+ */
+#define MAX_RETAGS 3
+
+/*
+ * How many times in a row @song was tagged when it needs our tags now (1
+ * when it was not), or 0 when it does not. One that still differs after
+ * MAX_RETAGS is how MPD keeps what we send: it is settled, never fought
+ * over, for that way lies a loop of our own events.
+ */
+static guint
+needs_tags(BridgeQueueTitles *q, const BridgeQueueSong *song,
+           const BridgeTags *tags)
+{
+	gpointer id = GUINT_TO_POINTER(song->id);
+	g_autofree char *want = bridge_mpd_tags_key(tags);
+	const char *settled;
+	guint times;
+
+	if (strcmp(want, song->tags_key) == 0) {
+		if (q->settled != NULL)
+			g_hash_table_remove(q->settled, id);
+		return 0;
+	}
+	settled =
+	        q->settled != NULL ? g_hash_table_lookup(q->settled, id) : NULL;
+	if (settled != NULL && strcmp(settled, song->tags_key) == 0)
+		return 0;
+	times = q->retagged != NULL
+	                ? GPOINTER_TO_UINT(g_hash_table_lookup(q->retagged, id))
+	                : 0;
+	if (times >= MAX_RETAGS) {
+		if (q->settled == NULL)
+			q->settled =
+			        g_hash_table_new_full(NULL, NULL, NULL, g_free);
+		g_hash_table_insert(q->settled, id, g_strdup(song->tags_key));
+		g_debug("MPD keeps the tags of song %u otherwise than set",
+		        song->id);
+		return 0;
+	}
+	return times + 1;
+}
+
+void
+bridge_queue_on_change(Bridge *bridge)
+{
+	BridgeQueueTitles *q = &bridge->queue_titles;
+	g_autoptr(GPtrArray) songs = NULL;
+	g_autoptr(GHashTable) index = NULL;
+	g_autoptr(GError) error = NULL;
+	GHashTable *retagged;
+	guint version;
+	Retag retag = {
+		g_array_new(FALSE, FALSE, sizeof(guint)),
+		g_array_new(FALSE, FALSE, sizeof(BridgeTags)),
+		g_ptr_array_new_with_free_func(g_free),
+	};
+
+	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd))
+		goto out;
+	/* A look that fails leaves the version: the next one sees it all. */
+	if (!bridge_mpd_queue_changes(bridge->mpd, q->version, &version, &songs,
+	                              &error)) {
+		g_message("cannot look at MPD's queue: %s", error->message);
+		goto out;
+	}
+	q->version = version;
+	retagged = g_hash_table_new(NULL, NULL);
+	for (guint i = 0; i < songs->len; i++) {
+		const BridgeQueueSong *song = songs->pdata[i];
+		const BridgeEpisode *episode;
+		BridgeTags tags;
+		char *date, *track, *title;
+		guint times;
+
+		if (!is_stream(song->uri) || is_stranger(bridge, song->uri))
+			continue;
+		episode =
+		        bridge_identity_find_indexed(bridge, &index, song->uri);
+		if (episode == NULL) {
+			add_stranger(bridge, song->uri);
+			continue;
+		}
+		bridge_queue_episode_tags(bridge, episode, &tags, &date,
+		                          &track);
+		title = bridge_chapters_song_title(bridge, episode, song->id);
+		if (title != NULL) {
+			tags.title = title;
+			g_ptr_array_add(retag.owned, title);
+		}
+		if (date != NULL)
+			g_ptr_array_add(retag.owned, date);
+		if (track != NULL)
+			g_ptr_array_add(retag.owned, track);
+		times = needs_tags(q, song, &tags);
+		if (times == 0)
+			continue;
+		g_array_append_val(retag.ids, song->id);
+		g_array_append_val(retag.tags, tags);
+		g_hash_table_insert(retagged, GUINT_TO_POINTER(song->id),
+		                    GUINT_TO_POINTER(times));
+	}
+	g_clear_pointer(&q->retagged, g_hash_table_unref);
+	q->retagged = retagged;
+	if (retag.ids->len == 0)
+		goto out;
+	if (!bridge_mpd_retag_many(bridge->mpd, (guint *)retag.ids->data,
+	                           (BridgeTags *)retag.tags->data,
+	                           retag.ids->len, &error))
+		g_message("cannot title episodes in MPD's queue: %s",
+		          error->message);
+	else
+		g_debug("titled %u episodes in MPD's queue", retag.ids->len);
+out:
+	retag_clear(&retag);
+}
+
+void
+bridge_queue_reset(Bridge *bridge)
+{
+	BridgeQueueTitles *q = &bridge->queue_titles;
+
+	q->version = 0;
+	g_clear_pointer(&q->retagged, g_hash_table_unref);
+	g_clear_pointer(&q->settled, g_hash_table_unref);
+}
+
+void
+bridge_queue_clear(Bridge *bridge)
+{
+	bridge_queue_reset(bridge);
+	g_clear_pointer(&bridge->queue_titles.strangers, g_hash_table_unref);
+}
+
+gboolean
+bridge_queue_episode(Bridge *bridge, const BridgeEpisode *episode,
+                     GError **error)
+{
+	const char *uri = bridge_downloads_uri(bridge, episode);
+	g_autofree char *date = NULL;
+	g_autofree char *track = NULL;
+	BridgeTags tags;
+
+	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED,
+		            "MPD is not connected");
+		return FALSE;
+	}
+	/* A one-entry playlist carries the duration; the look tags it. */
+	if (bridge_playlist_files_enabled(bridge) && episode->duration > 0 &&
+	    !bridge_downloads_is_file(uri) &&
+	    bridge_playlist_files_fits(bridge, episode)) {
+		if (!bridge_playlist_files_load_one(bridge, episode, error))
+			return FALSE;
+		bridge_queue_on_change(bridge);
+		return TRUE;
+	}
+	/* A file has tags of its own, which MPD keeps. */
+	if (bridge_downloads_is_file(uri))
+		return bridge_mpd_queue(bridge->mpd, uri, NULL, error) != 0;
+	bridge_queue_episode_tags(bridge, episode, &tags, &date, &track);
+	return bridge_mpd_queue(bridge->mpd, uri, &tags, error) != 0;
+}
+
+void
+bridge_queue_retitle(Bridge *bridge, guint song_id)
+{
+	g_auto(BridgePlayerStatus) status = { 0 };
+	g_autoptr(GError) error = NULL;
+	g_autofree char *date = NULL;
+	g_autofree char *track = NULL;
+	g_autofree char *title = NULL;
+	const BridgeEpisode *episode;
+	BridgeTags tags;
+
+	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd) ||
+	    !bridge_mpd_player_status(bridge->mpd, &status, NULL) ||
+	    status.song_id != song_id || status.uri == NULL ||
+	    !is_stream(status.uri))
+		return;
+	episode = bridge_identity_find_by_url(bridge, status.uri);
+	if (episode == NULL)
+		return;
+	bridge_queue_episode_tags(bridge, episode, &tags, &date, &track);
+	title = bridge_chapters_song_title(bridge, episode, song_id);
+	if (title != NULL)
+		tags.title = title;
+	if (!bridge_mpd_retag(bridge->mpd, song_id, &tags, &error))
+		g_message("cannot title the song that plays: %s",
+		          error->message);
+}
+
+void
+bridge_queue_follow_files(Bridge *bridge)
+{
+	g_autoptr(GPtrArray) songs = NULL;
+	g_autoptr(GError) error = NULL;
+	g_auto(BridgePlayerStatus) status = { 0 };
+	guint version, swapped = 0;
+
+	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd) ||
+	    !bridge_mpd_player_status(bridge->mpd, &status, &error) ||
+	    !bridge_mpd_queue_changes(bridge->mpd, 0, &version, &songs,
+	                              &error)) {
+		if (error != NULL)
+			g_message("cannot look at MPD's queue: %s",
+			          error->message);
+		return;
+	}
+	for (guint i = 0; i < songs->len; i++) {
+		const BridgeQueueSong *song = songs->pdata[i];
+		const BridgeEpisode *episode;
+		const char *uri;
+		g_autofree char *date = NULL;
+		g_autofree char *track = NULL;
+		BridgeTags tags;
+
+		/* What plays is left alone: it would start again. */
+		if (song->id == status.song_id &&
+		    status.state != BRIDGE_PLAYER_STOP)
+			continue;
+		if (is_stream(song->uri) && is_stranger(bridge, song->uri))
+			continue;
+		episode = bridge_identity_find_by_url(bridge, song->uri);
+		if (episode == NULL)
+			continue;
+		uri = bridge_downloads_uri(bridge, episode);
+		if (strcmp(uri, song->uri) == 0)
+			continue;
+		bridge_queue_episode_tags(bridge, episode, &tags, &date,
+		                          &track);
+		if (bridge_mpd_replace_song(bridge->mpd, song->id, song->pos,
+		                            uri, is_stream(uri) ? &tags : NULL,
+		                            &error) == 0) {
+			g_message("cannot put %s in the queue: %s", uri,
+			          error->message);
+			g_clear_error(&error);
+			continue;
+		}
+		swapped++;
+	}
+	if (swapped > 0)
+		g_message("%u queued episodes now play from %s", swapped,
+		          swapped == 1 ? "their file or stream"
+		                       : "their files or streams");
+}

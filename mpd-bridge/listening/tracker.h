@@ -1,0 +1,32 @@
+/*
+ * What was listened to, and where each episode was left: followed from
+ * MPD's player events, whichever client did the playing. Never polls.
+ */
+#ifndef BRIDGE_TRACKER_H
+#define BRIDGE_TRACKER_H
+
+#include "core/bridge.h"
+
+/* MPD's player changed (play, pause, stop, seek, another song). */
+void
+bridge_tracker_on_player(Bridge *bridge);
+
+/*
+ * MPD went away, or the daemon stops: the position so far is kept and
+ * the tracker forgets the player.
+ */
+void
+bridge_tracker_stop(Bridge *bridge);
+
+/*
+ * Whether an episode counts as listened at @position_s of @duration_s,
+ * by the [listening] settings.
+ */
+gboolean
+bridge_tracker_is_done(const BridgeConfig *config, gint64 position_s,
+                       gint64 duration_s);
+
+void
+bridge_tracker_clear(Bridge *bridge);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * What the two halves of the store share: store.c keeps the state in
+ * memory, store-file.c reads and writes it. Nothing else includes this.
+ */
+#ifndef BRIDGE_STORE_PRIVATE_H
+#define BRIDGE_STORE_PRIVATE_H
+
+#include "state/store.h"
+
+#include <sys/types.h>
+#include <time.h>
+
+/* The group id of play-later; a named list's is a hash of its name. */
+#define BRIDGE_STORE_LATER_ID "later"
+
+typedef enum {
+	FIELD_STRING, /* char *; NULL when the key is absent */
+	FIELD_BOOLEAN,
+	FIELD_INT64,
+	FIELD_UINT,
+} FieldType;
+
+typedef struct {
+	const char *key;
+	size_t offset; /* in BridgeFeed or BridgeEpisode */
+	FieldType type;
+	gboolean required;
+	gboolean sparse; /* FIELD_INT64 or FIELD_BOOLEAN not written when 0
+	                    or false: most never are */
+} Field;
+
+typedef struct {
+	BridgeFeed pub;      /* first, so that a BridgeFeed * is a Feed * */
+	GPtrArray *episodes; /* Episode *, in seq order; owns them */
+	GHashTable *by_guid; /* guid -> Episode *, borrowed */
+} Feed;
+
+/* pub comes first, so that a BridgeEpisode * is an Episode *. */
+typedef struct {
+	BridgeEpisode pub;
+	guint seq; /* creation order, kept through the file's order */
+	char id[]; /* pub.id points here: one allocation, not two */
+} Episode;
+
+/* What the file was when last read or written, to notice other writers. */
+typedef struct {
+	gboolean exists; /* FALSE: there was no file; the rest is 0 */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+} Stamp;
+
+struct BridgeStore {
+	char *path;
+	int lock_fd;             /* of PATH.lock while locked; -1 otherwise */
+	Stamp stamp;             /* of the file the state came from */
+	GPtrArray *feeds;        /* Feed *, in the order added; owns them */
+	GHashTable *feed_ids;    /* id -> Feed *, borrowed */
+	GHashTable *episode_ids; /* id -> Episode *, borrowed */
+	GPtrArray *lists;        /* BridgeList *, play-later first; owns them */
+	GKeyFile *extra;         /* unknown keys and groups, raw, for saving */
+	guint next_seq;          /* for the next Episode */
+};
+
+/* The fields of the file, each a struct member (store-file.c). */
+extern const Field bridge_store_feed_fields[];
+extern const gsize bridge_store_n_feed_fields;
+extern const Field bridge_store_episode_fields[];
+extern const gsize bridge_store_n_episode_fields;
+
+/* The in-memory side (store.c). */
+BridgeStore *
+bridge_store_new_empty(const char *path);
+
+Episode *
+bridge_store_episode_new(const char *id);
+
+void
+bridge_store_episode_free(gpointer data);
+
+Feed *
+bridge_store_feed_new(const char *id);
+
+void
+bridge_store_feed_free(gpointer data);
+
+BridgeList *
+bridge_store_list_new(const char *id, const char *name);
+
+void
+bridge_store_list_free(gpointer data);
+
+/* Appends @episode to @feed's episodes, findable by its guid. */
+void
+bridge_store_attach(Feed *feed, Episode *episode);
+
+/* Drops list entries that name no episode. */
+void
+bridge_store_prune_lists(BridgeStore *store);
+
+/* Episodes in creation order, for g_ptr_array_sort(). */
+gint
+bridge_store_compare_seq(gconstpointer a, gconstpointer b);
+
+gint64
+bridge_store_now(void);
+
+/* The file side (store-file.c): reads @store->path into an empty store. */
+gboolean
+bridge_store_load(BridgeStore *store, GError **error);
+
+#endif
