@@ -209,8 +209,8 @@ on_state(gboolean connected, gpointer data)
 	bridge_playlist_files_detect(bridge);
 	bridge_downloads_on_database(bridge);
 	/* After a restart MPD may have lost what was pushed: push it all. */
-	bridge_sync_all(bridge, TRUE);
-	bridge->synced = TRUE;
+	bridge_push_all(bridge, TRUE);
+	bridge->pushed = TRUE;
 	bridge_tracker_on_player(bridge);
 	bridge_chapters_on_player(bridge);
 	bridge_skips_on_player(bridge);
@@ -238,7 +238,7 @@ on_idle(unsigned events, gpointer data)
 	    bridge_playlist_files_any_edited(bridge)) {
 		g_message("a client changed a playlist of ours: writing it "
 		          "again, with titles");
-		bridge_sync_all(bridge, FALSE);
+		bridge_push_all(bridge, FALSE);
 	}
 }
 

@@ -172,7 +172,7 @@ run_set(Bridge *bridge, char **args, GString *out, GError **error)
 	if (feed == NULL)
 		return FALSE;
 	if (strcmp(key, "name") == 0) {
-		bridge_sync_remove(bridge, feed);
+		bridge_push_remove(bridge, feed);
 		g_free(feed->name);
 		feed->name = *value != '\0' ? g_strdup(value) : NULL;
 	} else if (strcmp(key, "auto-queue") == 0) {
@@ -213,7 +213,7 @@ run_set(Bridge *bridge, char **args, GString *out, GError **error)
 		        key);
 	}
 	bridge_changed(bridge);
-	bridge_sync_feed(bridge, feed, TRUE);
+	bridge_push_feed(bridge, feed, TRUE);
 	g_string_append_printf(out, "%s: %s is now '%s'",
 	                       bridge_feed_get_name(feed), key, value);
 	return TRUE;
@@ -325,7 +325,7 @@ run_mark(Bridge *bridge, char **args, GString *out, GError **error)
 		                       episode->title, how);
 	}
 	bridge_changed(bridge);
-	bridge_sync_all(bridge, FALSE);
+	bridge_push_all(bridge, FALSE);
 	return TRUE;
 }
 

@@ -93,7 +93,7 @@ typedef struct {
 	guint refresh_timer;  /* source of the next due refresh; 0: none */
 	guint save_timer;     /* source of a pending save; 0: none */
 	guint fetching;       /* refreshes under way */
-	gboolean synced;      /* playlists pushed since MPD connected */
+	gboolean pushed;      /* playlists pushed since MPD connected */
 	gboolean dirty;       /* the state has changes not yet saved */
 	guint64 changes;      /* bridge_changed() calls so far */
 	char *new_pushed;     /* hash of the new-episodes playlist last sent

@@ -70,7 +70,7 @@ bridge_downloads_remove(Bridge *bridge, BridgeEpisode *episode, GError **error)
 	g_clear_pointer(&episode->file, g_free);
 	episode->downloaded = 0;
 	bridge_changed(bridge);
-	bridge_sync_all(bridge, FALSE);
+	bridge_push_all(bridge, FALSE);
 	bridge_downloads_tell_mpd(bridge);
 	return TRUE;
 }

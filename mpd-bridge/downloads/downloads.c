@@ -908,6 +908,6 @@ bridge_downloads_on_database(Bridge *bridge)
 	g_clear_pointer(&dl->in_db, g_hash_table_unref);
 	dl->in_db = g_steal_pointer(&songs);
 	/* Playlists and the queue name the files MPD has now. */
-	bridge_sync_all(bridge, FALSE);
+	bridge_push_all(bridge, FALSE);
 	bridge_queue_follow_files(bridge);
 }

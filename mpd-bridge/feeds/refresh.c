@@ -252,13 +252,13 @@ static void
 retitle(Bridge *bridge, BridgeFeed *feed, const char *title)
 {
 	BridgeFeed before = *feed;
-	g_autofree char *old_name = bridge_sync_playlist_name(bridge, feed);
+	g_autofree char *old_name = bridge_push_playlist_name(bridge, feed);
 	g_autofree char *new_name = NULL;
 
 	feed->title = g_strdup(title);
-	new_name = bridge_sync_playlist_name(bridge, feed);
+	new_name = bridge_push_playlist_name(bridge, feed);
 	if (feed->pushed != NULL && strcmp(old_name, new_name) != 0)
-		bridge_sync_remove(bridge, &before);
+		bridge_push_remove(bridge, &before);
 	g_free(before.title);
 }
 
@@ -375,13 +375,13 @@ on_fetched(FeedFetchResult *result, const GError *error, gpointer data)
 			take_channel(bridge, feed, channel, first);
 		forget_expired(bridge, feed, now);
 		if (follow_move(bridge, feed, result) || channel != NULL) {
-			bridge_sync_feed(bridge, feed, FALSE);
+			bridge_push_feed(bridge, feed, FALSE);
 			/*
 			 * New, Starred and the lists draw on every feed:
-			 * syncing them after each of 1,000 feeds refreshed at
+			 * pushing them after each of 1,000 feeds refreshed at
 			 * once sorted every episode 1,000 times, for minutes.
 			 * Forgetting what New was marks them stale; they are
-			 * synced once, when no refresh is under way.
+			 * pushed once, when no refresh is under way.
 			 */
 			g_clear_pointer(&bridge->new_pushed, g_free);
 		}
@@ -390,7 +390,7 @@ on_fetched(FeedFetchResult *result, const GError *error, gpointer data)
 	bridge_changed(bridge);
 	bridge_downloads_changed(bridge);
 	if (bridge->fetching == 0 && bridge->new_pushed == NULL)
-		bridge_sync_all(bridge, FALSE);
+		bridge_push_all(bridge, FALSE);
 	/* Actions a phone sent for episodes that may be here now. */
 	if (bridge->fetching == 0)
 		bridge_phone_sync_after_refresh(bridge);

@@ -84,11 +84,11 @@ on_fetched(Bridge *bridge, BridgeFeed *feed, const FeedFetchResult *result,
 		                      subscribing->url);
 		error = dropped;
 		/* Both pushed the same playlist: it is the other's again. */
-		bridge_sync_remove(bridge, feed);
+		bridge_push_remove(bridge, feed);
 		bridge_notes_cache_remove(bridge, feed->id);
 		bridge_store_remove_feed(bridge->store, feed);
 		bridge_changed(bridge);
-		bridge_sync_feed(bridge, other, TRUE);
+		bridge_push_feed(bridge, other, TRUE);
 		feed = NULL;
 	} else if (feed == NULL) {
 		dropped = g_error_new(G_IO_ERROR, G_IO_ERROR_CANCELLED,
@@ -160,10 +160,10 @@ bridge_unsubscribe(Bridge *bridge, BridgeFeed *feed)
 {
 	bridge_phone_sync_feed_removed(bridge, feed);
 	bridge_notes_cache_remove(bridge, feed->id);
-	bridge_sync_remove(bridge, feed);
+	bridge_push_remove(bridge, feed);
 	bridge_store_remove_feed(bridge->store, feed);
 	bridge_changed(bridge);
-	bridge_sync_all(bridge, FALSE);
+	bridge_push_all(bridge, FALSE);
 }
 
 static guint

@@ -169,7 +169,7 @@ skip_outro(Bridge *bridge, BridgeEpisode *episode, const BridgeFeed *feed)
 	if (!episode->listened) {
 		bridge_lists_set_listened(bridge, episode, TRUE);
 		g_message("listened to %s", episode->title);
-		bridge_sync_all(bridge, FALSE);
+		bridge_push_all(bridge, FALSE);
 	}
 	if (!bridge_mpd_next(bridge->mpd, &error))
 		g_message("%s", error->message);

@@ -82,7 +82,7 @@ account(Bridge *bridge, gint64 now)
 	                           duration_s)) {
 		bridge_lists_set_listened(bridge, episode, TRUE);
 		g_message("listened to %s", episode->title);
-		bridge_sync_all(bridge, FALSE);
+		bridge_push_all(bridge, FALSE);
 	}
 	t->elapsed_ms = position_ms;
 	t->at = now;

@@ -648,7 +648,7 @@ apply_actions(Bridge *bridge, GPtrArray *actions, gboolean apply)
 	set_unmatched(bridge, later);
 	bridge_changed(bridge);
 	if (any)
-		bridge_sync_all(bridge, FALSE);
+		bridge_push_all(bridge, FALSE);
 }
 
 static void

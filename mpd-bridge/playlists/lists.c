@@ -1,6 +1,6 @@
 /*
  * Play-later, stars and named lists. A list holds episode ids, so it
- * survives refreshes and reloads; what MPD shows of it is sync.c's.
+ * survives refreshes and reloads; what MPD shows of it is playlists/push.c's.
  */
 #include "playlists/lists.h"
 
@@ -99,7 +99,7 @@ static void
 changed(Bridge *bridge)
 {
 	bridge_changed(bridge);
-	bridge_sync_all(bridge, FALSE);
+	bridge_push_all(bridge, FALSE);
 	bridge_downloads_changed(bridge);
 }
 
@@ -269,7 +269,7 @@ bridge_lists_run_list_remove(Bridge *bridge, char **args, GString *out,
 	if (args[1] == NULL || list->episodes->len == 0) {
 		g_string_append_printf(out, "%sremoved the list %s",
 		                       out->len > 0 ? "; " : "", list->name);
-		bridge_sync_remove_list(bridge, list);
+		bridge_push_remove_list(bridge, list);
 		bridge_store_remove_list(bridge->store, list);
 	}
 	changed(bridge);

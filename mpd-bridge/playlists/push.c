@@ -14,7 +14,7 @@
 #include <string.h>
 
 char *
-bridge_sync_playlist_name(const Bridge *bridge, const BridgeFeed *feed)
+bridge_push_playlist_name(const Bridge *bridge, const BridgeFeed *feed)
 {
 	const char *name = feed->name != NULL    ? feed->name
 	                   : feed->title != NULL ? feed->title
@@ -172,7 +172,7 @@ write_m3u(const Bridge *bridge, const char *name, GPtrArray *episodes)
 }
 
 static void
-sync_feed(Bridge *bridge, BridgeFeed *feed, gboolean force)
+push_feed(Bridge *bridge, BridgeFeed *feed, gboolean force)
 {
 	g_autofree char *name = NULL;
 	g_autoptr(GPtrArray) episodes = NULL;
@@ -181,7 +181,7 @@ sync_feed(Bridge *bridge, BridgeFeed *feed, gboolean force)
 	/* Not fetched yet: its playlist would be named after its URL. */
 	if (feed->name == NULL && feed->title == NULL)
 		return;
-	name = bridge_sync_playlist_name(bridge, feed);
+	name = bridge_push_playlist_name(bridge, feed);
 	episodes = playlist_episodes(bridge, feed);
 	before = g_strdup(feed->pushed);
 	if (!push_changed(bridge, name, episodes, &feed->pushed, force))
@@ -195,11 +195,11 @@ sync_feed(Bridge *bridge, BridgeFeed *feed, gboolean force)
 }
 
 void
-bridge_sync_feed(Bridge *bridge, BridgeFeed *feed, gboolean force)
+bridge_push_feed(Bridge *bridge, BridgeFeed *feed, gboolean force)
 {
 	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd))
 		return;
-	sync_feed(bridge, feed, force);
+	push_feed(bridge, feed, force);
 	bridge_playlist_files_notify(bridge);
 }
 
@@ -208,7 +208,7 @@ bridge_sync_feed(Bridge *bridge, BridgeFeed *feed, gboolean force)
  * episodes, and the starred ones. One pass: the sort is what costs.
  */
 static void
-sync_new_and_starred(Bridge *bridge, gboolean force)
+push_new_and_starred(Bridge *bridge, gboolean force)
 {
 	const char *new_name = bridge->config->new_playlist;
 	const char *starred_name = bridge->config->starred_playlist;
@@ -237,7 +237,7 @@ sync_new_and_starred(Bridge *bridge, gboolean force)
 }
 
 char *
-bridge_sync_list_name(const Bridge *bridge, const BridgeList *list)
+bridge_push_list_name(const Bridge *bridge, const BridgeList *list)
 {
 	g_autofree char *full =
 	        list->name != NULL ? g_strconcat(bridge->config->list_prefix,
@@ -249,7 +249,7 @@ bridge_sync_list_name(const Bridge *bridge, const BridgeList *list)
 
 /* Play-later and the named lists, in their own order. */
 static void
-sync_lists(Bridge *bridge, gboolean force)
+push_lists(Bridge *bridge, gboolean force)
 {
 	GPtrArray *lists = bridge_store_get_lists(bridge->store);
 
@@ -268,20 +268,20 @@ sync_lists(Bridge *bridge, gboolean force)
 			if (episode != NULL)
 				g_ptr_array_add(episodes, episode);
 		}
-		name = bridge_sync_list_name(bridge, list);
+		name = bridge_push_list_name(bridge, list);
 		push_changed(bridge, name, episodes, &list->pushed, force);
 	}
 }
 
 void
-bridge_sync_remove_list(Bridge *bridge, const BridgeList *list)
+bridge_push_remove_list(Bridge *bridge, const BridgeList *list)
 {
 	g_autofree char *name = NULL;
 	g_autoptr(GError) error = NULL;
 
 	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd))
 		return;
-	name = bridge_sync_list_name(bridge, list);
+	name = bridge_push_list_name(bridge, list);
 	bridge_playlist_files_forget(bridge, name);
 	if (!bridge_mpd_delete_playlist(bridge->mpd, name, &error))
 		g_warning("cannot delete the playlist %s: %s", name,
@@ -289,16 +289,16 @@ bridge_sync_remove_list(Bridge *bridge, const BridgeList *list)
 }
 
 void
-bridge_sync_all(Bridge *bridge, gboolean force)
+bridge_push_all(Bridge *bridge, gboolean force)
 {
 	GPtrArray *feeds = bridge_store_get_feeds(bridge->store);
 
 	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd))
 		return;
 	for (guint i = 0; i < feeds->len; i++)
-		sync_feed(bridge, feeds->pdata[i], force);
-	sync_new_and_starred(bridge, force);
-	sync_lists(bridge, force);
+		push_feed(bridge, feeds->pdata[i], force);
+	push_new_and_starred(bridge, force);
+	push_lists(bridge, force);
 	bridge_playlist_files_notify(bridge);
 }
 
@@ -314,9 +314,9 @@ remove_m3u(const Bridge *bridge, const char *name)
 }
 
 void
-bridge_sync_remove(Bridge *bridge, const BridgeFeed *feed)
+bridge_push_remove(Bridge *bridge, const BridgeFeed *feed)
 {
-	g_autofree char *name = bridge_sync_playlist_name(bridge, feed);
+	g_autofree char *name = bridge_push_playlist_name(bridge, feed);
 	g_autoptr(GError) error = NULL;
 
 	if (bridge->config->music_directory != NULL)

@@ -2,42 +2,42 @@
  * What MPD shows as stored playlists: one per subscription, new episodes,
  * starred ones, play-later and the named lists.
  */
-#ifndef BRIDGE_SYNC_H
-#define BRIDGE_SYNC_H
+#ifndef BRIDGE_PLAYLISTS_PUSH_H
+#define BRIDGE_PLAYLISTS_PUSH_H
 
 #include "core/bridge.h"
 
 /* The MPD stored playlist name of @feed: prefix and name, made safe. */
 char *
-bridge_sync_playlist_name(const Bridge *bridge, const BridgeFeed *feed);
+bridge_push_playlist_name(const Bridge *bridge, const BridgeFeed *feed);
 
 /*
  * Rewrites @feed's stored playlist when its contents changed since the
  * last push (always with @force). Does nothing without MPD.
  */
 void
-bridge_sync_feed(Bridge *bridge, BridgeFeed *feed, gboolean force);
+bridge_push_feed(Bridge *bridge, BridgeFeed *feed, gboolean force);
 
 /* The MPD stored playlist name of play-later or a named list. */
 char *
-bridge_sync_list_name(const Bridge *bridge, const BridgeList *list);
+bridge_push_list_name(const Bridge *bridge, const BridgeList *list);
 
 /*
  * Every subscription's playlist, and those of new episodes, starred ones,
  * play-later and each named list: each rewritten only when it changed.
  */
 void
-bridge_sync_all(Bridge *bridge, gboolean force);
+bridge_push_all(Bridge *bridge, gboolean force);
 
 /*
  * Removes @feed's stored playlist from MPD, and its M3U file from the
  * music directory (on unsubscribing, or when the playlist's name changes).
  */
 void
-bridge_sync_remove(Bridge *bridge, const BridgeFeed *feed);
+bridge_push_remove(Bridge *bridge, const BridgeFeed *feed);
 
 /* Removes a named list's stored playlist from MPD. */
 void
-bridge_sync_remove_list(Bridge *bridge, const BridgeList *list);
+bridge_push_remove_list(Bridge *bridge, const BridgeList *list);
 
 #endif
