@@ -25,62 +25,16 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
-GQuark
-bridge_command_error_quark(void)
-{
-	return g_quark_from_static_string("bridge-command-error-quark");
-}
-
-gboolean
-bridge_command_fail(GError **error, BridgeCommandError code, const char *format,
-                    ...)
-{
-	g_autofree char *message = NULL;
-	va_list args;
-
-	va_start(args, format);
-	message = g_strdup_vprintf(format, args);
-	va_end(args);
-	g_set_error_literal(error, BRIDGE_COMMAND_ERROR, code, message);
-	return FALSE;
-}
-
 #define fail(error, ...)                                                       \
 	bridge_command_fail(error, BRIDGE_COMMAND_ERROR_FAILED, __VA_ARGS__)
 
-static gboolean
-usage_error(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);
-
-static gboolean
-usage_error(GError **error, const char *format, ...)
-{
-	g_autofree char *message = NULL;
-	va_list args;
-
-	va_start(args, format);
-	message = g_strdup_vprintf(format, args);
-	va_end(args);
-	g_set_error_literal(error, BRIDGE_COMMAND_ERROR,
-	                    BRIDGE_COMMAND_ERROR_USAGE, message);
-	return FALSE;
-}
-
-static BridgeFeed *
-find_feed(Bridge *bridge, const char *key, GError **error)
-{
-	BridgeFeed *feed = bridge_store_find_feed(bridge->store, key);
-
-	if (feed == NULL)
-		fail(error,
-		     "no subscription is called '%s' (see mpd-bridge list)",
-		     key);
-	return feed;
-}
+#define usage_error(error, ...)                                                \
+	bridge_command_fail(error, BRIDGE_COMMAND_ERROR_USAGE, __VA_ARGS__)
 
 static gboolean
 run_unsubscribe(Bridge *bridge, char **args, GString *out, GError **error)
 {
-	BridgeFeed *feed = find_feed(bridge, args[0], error);
+	BridgeFeed *feed = bridge_identity_find_feed(bridge, args[0], error);
 	g_autofree char *name = NULL;
 
 	if (feed == NULL)
@@ -99,7 +53,8 @@ run_refresh(Bridge *bridge, char **args, GString *out, GError **error)
 	guint started = 0;
 
 	if (args[0] != NULL) {
-		BridgeFeed *feed = find_feed(bridge, args[0], error);
+		BridgeFeed *feed =
+		        bridge_identity_find_feed(bridge, args[0], error);
 
 		if (feed == NULL)
 			return FALSE;
@@ -163,7 +118,7 @@ set_pattern(char **field, const char *pattern, GError **error)
 static gboolean
 run_set(Bridge *bridge, char **args, GString *out, GError **error)
 {
-	BridgeFeed *feed = find_feed(bridge, args[0], error);
+	BridgeFeed *feed = bridge_identity_find_feed(bridge, args[0], error);
 	const char *key = args[1];
 	const char *value = args[2];
 	gboolean known = FALSE;
@@ -219,69 +174,11 @@ run_set(Bridge *bridge, char **args, GString *out, GError **error)
 	return TRUE;
 }
 
-/* An EPISODE: a number from `episodes`, an id, a guid or a stream URL. */
-static BridgeEpisode *
-find_episode(Bridge *bridge, const char *key, GError **error)
-{
-	guint64 number;
-	BridgeEpisode *episode;
-
-	if (g_ascii_string_to_unsigned(key, 10, 1, G_MAXUINT, &number, NULL)) {
-		g_autoptr(GPtrArray) all =
-		        bridge_store_list_episodes(bridge->store, NULL);
-
-		if (number <= all->len)
-			return all->pdata[number - 1];
-	}
-	episode = bridge_store_find_episode(bridge->store, key);
-	if (episode == NULL)
-		fail(error, "no episode is '%s' (see mpd-bridge episodes)",
-		     key);
-	return episode;
-}
-
-GPtrArray *
-bridge_command_find_episodes(Bridge *bridge, char **args, GError **error)
-{
-	g_autoptr(GPtrArray) chosen = g_ptr_array_new();
-
-	for (guint i = 0; args[i] != NULL; i++) {
-		BridgeEpisode *episode;
-
-		if (strcmp(args[i], "latest") == 0) {
-			g_autoptr(GPtrArray) episodes = NULL;
-			BridgeFeed *feed;
-
-			if (args[i + 1] == NULL) {
-				fail(error, "latest needs a FEED");
-				return NULL;
-			}
-			feed = find_feed(bridge, args[++i], error);
-			if (feed == NULL)
-				return NULL;
-			episodes =
-			        bridge_store_list_episodes(bridge->store, feed);
-			if (episodes->len == 0) {
-				fail(error, "%s has no episodes yet",
-				     bridge_feed_get_name(feed));
-				return NULL;
-			}
-			episode = episodes->pdata[0];
-		} else {
-			episode = find_episode(bridge, args[i], error);
-			if (episode == NULL)
-				return NULL;
-		}
-		g_ptr_array_add(chosen, episode);
-	}
-	return g_steal_pointer(&chosen);
-}
-
 static gboolean
 run_queue(Bridge *bridge, char **args, GString *out, GError **error)
 {
 	g_autoptr(GPtrArray) chosen =
-	        bridge_command_find_episodes(bridge, args, error);
+	        bridge_identity_find_episodes(bridge, args, error);
 
 	if (chosen == NULL)
 		return FALSE;
@@ -307,7 +204,7 @@ run_mark(Bridge *bridge, char **args, GString *out, GError **error)
 		return usage_error(error,
 		                   "mark listened, unlistened or new, not '%s'",
 		                   how);
-	chosen = bridge_command_find_episodes(bridge, args + 1, error);
+	chosen = bridge_identity_find_episodes(bridge, args + 1, error);
 	if (chosen == NULL)
 		return FALSE;
 	for (guint i = 0; i < chosen->len; i++) {
@@ -516,22 +413,6 @@ run_list(Bridge *bridge, char **args, GString *out, GError **error)
 	return TRUE;
 }
 
-static const char *
-state_of(const BridgeEpisode *episode)
-{
-	if (episode->listened)
-		return "listened";
-	if (episode->position > 0)
-		return "in-progress";
-	return "new";
-}
-
-const char *
-bridge_command_episode_state(const BridgeEpisode *episode)
-{
-	return state_of(episode);
-}
-
 /* Whether @episode is in @state: one of its states, starred or later. */
 static gboolean
 is_in_state(Bridge *bridge, const BridgeEpisode *episode, const char *state)
@@ -545,7 +426,7 @@ is_in_state(Bridge *bridge, const BridgeEpisode *episode, const char *state)
 		return later != NULL &&
 		       bridge_list_index_of(later, episode->id) >= 0;
 	}
-	return strcmp(state, state_of(episode)) == 0;
+	return strcmp(state, bridge_episode_get_state(episode)) == 0;
 }
 
 static const char *const states[] = {
@@ -576,7 +457,8 @@ run_episodes(Bridge *bridge, char **args, GString *out, GError **error)
 				return usage_error(
 				        error, "--state is new, in-progress, "
 				               "listened, starred or later");
-		} else if ((only = find_feed(bridge, args[i], error)) == NULL) {
+		} else if ((only = bridge_identity_find_feed(bridge, args[i],
+		                                             error)) == NULL) {
 			return FALSE;
 		}
 	}
@@ -605,7 +487,8 @@ run_episodes(Bridge *bridge, char **args, GString *out, GError **error)
 			member_string(builder, "file", e->file);
 			member_int(builder, "published", e->published);
 			member_int(builder, "duration", e->duration);
-			member_string(builder, "state", state_of(e));
+			member_string(builder, "state",
+			              bridge_episode_get_state(e));
 			member_int(builder, "position", e->position);
 			member_int(builder, "last_played", e->last_played);
 			member_int(builder, "listened_at", e->listened_at);
@@ -616,15 +499,15 @@ run_episodes(Bridge *bridge, char **args, GString *out, GError **error)
 		}
 		date = format_time(e->published, "%Y-%m-%d");
 		/* Across feeds, each line says whose episode it is. */
-		g_string_append_printf(out,
-		                       "%5u  %-10s  %" G_GINT64_FORMAT
-		                       ":%02d:%02d  %-11s  %s%s%s\n",
-		                       i + 1, date, e->duration / 3600,
-		                       (int)(e->duration / 60 % 60),
-		                       (int)(e->duration % 60), state_of(e),
-		                       only == NULL ? bridge_feed_get_name(feed)
-		                                    : "",
-		                       only == NULL ? " — " : "", e->title);
+		g_string_append_printf(
+		        out,
+		        "%5u  %-10s  %" G_GINT64_FORMAT
+		        ":%02d:%02d  %-11s  %s%s%s\n",
+		        i + 1, date, e->duration / 3600,
+		        (int)(e->duration / 60 % 60), (int)(e->duration % 60),
+		        bridge_episode_get_state(e),
+		        only == NULL ? bridge_feed_get_name(feed) : "",
+		        only == NULL ? " — " : "", e->title);
 	}
 	json_builder_end_array(builder);
 	if (json)
@@ -815,53 +698,50 @@ bridge_command_run(Bridge *bridge, char **argv, GString *out, GError **error)
 	return command->run(bridge, argv + 1, out, error);
 }
 
-struct BridgeCall {
+/* A started command, until its call ends. */
+typedef struct {
 	Bridge *bridge;
 	const BridgeCommand *command;
 	char **argv; /* a copy: the arguments live as long as the call */
-	GString *out;
 	BridgeCallDone done;
 	gpointer user_data;
-};
+} Started;
+
+static void
+on_end(const char *answer, const GError *error, gpointer user_data)
+{
+	Started *started = user_data;
+
+	started->done(started->bridge, started->command, answer, error,
+	              started->user_data);
+	g_strfreev(started->argv);
+	g_free(started);
+}
 
 void
 bridge_command_start(Bridge *bridge, char **argv, BridgeCallDone done,
                      gpointer user_data)
 {
-	BridgeCall *call = g_new0(BridgeCall, 1);
+	Started *started = g_new0(Started, 1);
+	BridgeCall *call = bridge_call_new(on_end, started);
 	GError *error = NULL;
+	char **args;
 
-	call->bridge = bridge;
-	call->argv = g_strdupv(argv);
-	call->out = g_string_new(NULL);
-	call->done = done;
-	call->user_data = user_data;
-	call->command = check_command(call->argv, &error);
-	if (call->command == NULL)
+	started->bridge = bridge;
+	started->argv = g_strdupv(argv);
+	started->done = done;
+	started->user_data = user_data;
+	started->command = check_command(started->argv, &error);
+	args = started->argv + 1;
+	if (started->command == NULL)
 		bridge_call_return(call, error);
-	else if (call->command->start != NULL)
-		call->command->start(bridge, call->argv + 1, call);
-	else if (call->command->run(bridge, call->argv + 1, call->out, &error))
+	else if (started->command->start != NULL)
+		started->command->start(bridge, args, call);
+	else if (started->command->run(bridge, args, bridge_call_get_out(call),
+	                               &error))
 		bridge_call_return(call, NULL);
 	else
 		bridge_call_return(call, error);
-}
-
-GString *
-bridge_call_get_out(BridgeCall *call)
-{
-	return call->out;
-}
-
-void
-bridge_call_return(BridgeCall *call, GError *error)
-{
-	call->done(call->bridge, call->command, call->out->str, error,
-	           call->user_data);
-	g_clear_error(&error);
-	g_string_free(call->out, TRUE);
-	g_strfreev(call->argv);
-	g_free(call);
 }
 
 gboolean

@@ -3,16 +3,11 @@
  * MPD channel. A command writes what it has to say to @out; failing, it
  * sets @error.
  */
-#ifndef BRIDGE_CONTROL_H
-#define BRIDGE_CONTROL_H
+#ifndef BRIDGE_COMMANDS_COMMANDS_H
+#define BRIDGE_COMMANDS_COMMANDS_H
 
 #include "core/bridge.h"
-
-/*
- * A command under way. Most answer at once; a few (subscribe, which
- * fetches the feed first) answer from the main loop, later.
- */
-typedef struct BridgeCall BridgeCall;
+#include "core/call.h"
 
 typedef struct {
 	const char *name;
@@ -61,14 +56,6 @@ void
 bridge_command_start(Bridge *bridge, char **argv, BridgeCallDone done,
                      gpointer user_data);
 
-/* Where a started command writes what it has to say. */
-GString *
-bridge_call_get_out(BridgeCall *call);
-
-/* Ends @call, successfully when @error is NULL; takes @error. */
-void
-bridge_call_return(BridgeCall *call, GError *error);
-
 /*
  * Splits a channel message, "[@REPLY] COMMAND [ARG…]", into the channel
  * to answer on (*@reply_channel, NULL when the message names none) and
@@ -78,33 +65,5 @@ bridge_call_return(BridgeCall *call, GError *error);
 gboolean
 bridge_command_parse_message(const char *text, char **reply_channel,
                              char ***argv, GError **error);
-
-/*
- * The episodes that EPISODE arguments name: numbers from `episodes`, ids,
- * guids, stream URLs, or "latest FEED". A new array of borrowed
- * pointers, or NULL with @error naming the one not found.
- */
-GPtrArray *
-bridge_command_find_episodes(Bridge *bridge, char **args, GError **error);
-
-/* What `episodes` says of @episode: "new", "in-progress" or "listened". */
-const char *
-bridge_command_episode_state(const BridgeEpisode *episode);
-
-/* The error domain of commands: bad input a person should fix. */
-#define BRIDGE_COMMAND_ERROR (bridge_command_error_quark())
-
-typedef enum {
-	BRIDGE_COMMAND_ERROR_FAILED, /* the command could not be done */
-	BRIDGE_COMMAND_ERROR_USAGE,  /* unknown command, wrong arguments */
-} BridgeCommandError;
-
-GQuark
-bridge_command_error_quark(void);
-
-/* Sets @error to a BRIDGE_COMMAND_ERROR of @code, printf-style; FALSE. */
-gboolean
-bridge_command_fail(GError **error, BridgeCommandError code, const char *format,
-                    ...) G_GNUC_PRINTF(3, 4);
 
 #endif

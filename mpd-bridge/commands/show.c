@@ -5,7 +5,7 @@
  */
 #include "commands/show.h"
 
-#include "commands/commands.h"
+#include "core/call.h"
 #include "core/identity.h"
 #include "core/notes-cache.h"
 
@@ -99,7 +99,7 @@ find_episode(Bridge *bridge, char **args, Page *page, GError **error)
 		if (!find_current(bridge, page, error))
 			return FALSE;
 	} else {
-		chosen = bridge_command_find_episodes(bridge, args, error);
+		chosen = bridge_identity_find_episodes(bridge, args, error);
 		if (chosen == NULL)
 			return FALSE;
 		if (chosen->len != 1)
@@ -158,7 +158,7 @@ state_text(const Page *page)
 		return "playing";
 	if (page->current && page->playing == BRIDGE_PLAYER_PAUSE)
 		return "paused";
-	return bridge_command_episode_state(page->episode);
+	return bridge_episode_get_state(page->episode);
 }
 
 /* "1:02:03" or "2:03". */
@@ -420,7 +420,7 @@ write_json(const Bridge *bridge, const Page *page, GString *out)
 	                              : NULL);
 	json_object_set_int_member(o, "published", e->published);
 	json_object_set_int_member(o, "duration", e->duration);
-	set_string(o, "state", bridge_command_episode_state(e));
+	set_string(o, "state", bridge_episode_get_state(e));
 	json_object_set_int_member(o, "position", page->position);
 	json_object_set_boolean_member(o, "starred", e->starred);
 	json_object_set_boolean_member(o, "current", page->current);

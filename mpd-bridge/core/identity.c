@@ -5,6 +5,8 @@
  */
 #include "core/identity.h"
 
+#include "core/call.h"
+
 #include <string.h>
 
 #define SAME_DAY      (24 * 60 * 60)
@@ -188,4 +190,81 @@ bridge_identity_guess(Bridge *bridge, GPtrArray *candidates,
 			return episode;
 	}
 	return NULL;
+}
+
+BridgeFeed *
+bridge_identity_find_feed(Bridge *bridge, const char *key, GError **error)
+{
+	BridgeFeed *feed = bridge_store_find_feed(bridge->store, key);
+
+	if (feed == NULL)
+		bridge_command_fail(
+		        error, BRIDGE_COMMAND_ERROR_FAILED,
+		        "no subscription is called '%s' (see mpd-bridge list)",
+		        key);
+	return feed;
+}
+
+BridgeEpisode *
+bridge_identity_find_episode(Bridge *bridge, const char *key, GError **error)
+{
+	guint64 number;
+	BridgeEpisode *episode;
+
+	if (g_ascii_string_to_unsigned(key, 10, 1, G_MAXUINT, &number, NULL)) {
+		g_autoptr(GPtrArray) all =
+		        bridge_store_list_episodes(bridge->store, NULL);
+
+		if (number <= all->len)
+			return all->pdata[number - 1];
+	}
+	episode = bridge_store_find_episode(bridge->store, key);
+	if (episode == NULL)
+		bridge_command_fail(
+		        error, BRIDGE_COMMAND_ERROR_FAILED,
+		        "no episode is '%s' (see mpd-bridge episodes)", key);
+	return episode;
+}
+
+GPtrArray *
+bridge_identity_find_episodes(Bridge *bridge, char **args, GError **error)
+{
+	g_autoptr(GPtrArray) chosen = g_ptr_array_new();
+
+	for (guint i = 0; args[i] != NULL; i++) {
+		BridgeEpisode *episode;
+
+		if (strcmp(args[i], "latest") == 0) {
+			g_autoptr(GPtrArray) episodes = NULL;
+			BridgeFeed *feed;
+
+			if (args[i + 1] == NULL) {
+				bridge_command_fail(error,
+				                    BRIDGE_COMMAND_ERROR_FAILED,
+				                    "latest needs a FEED");
+				return NULL;
+			}
+			feed = bridge_identity_find_feed(bridge, args[++i],
+			                                 error);
+			if (feed == NULL)
+				return NULL;
+			episodes =
+			        bridge_store_list_episodes(bridge->store, feed);
+			if (episodes->len == 0) {
+				bridge_command_fail(error,
+				                    BRIDGE_COMMAND_ERROR_FAILED,
+				                    "%s has no episodes yet",
+				                    bridge_feed_get_name(feed));
+				return NULL;
+			}
+			episode = episodes->pdata[0];
+		} else {
+			episode = bridge_identity_find_episode(bridge, args[i],
+			                                       error);
+			if (episode == NULL)
+				return NULL;
+		}
+		g_ptr_array_add(chosen, episode);
+	}
+	return g_steal_pointer(&chosen);
 }

@@ -50,4 +50,28 @@ BridgeEpisode *
 bridge_identity_guess(Bridge *bridge, GPtrArray *candidates,
                       const FeedPlaylistEntry *entry);
 
+/*
+ * The subscription that FEED names: its URL, its name or its id. NULL,
+ * with a BRIDGE_COMMAND_ERROR naming it, when none does.
+ */
+BridgeFeed *
+bridge_identity_find_feed(Bridge *bridge, const char *key, GError **error);
+
+/*
+ * The episode that an EPISODE argument names: a number from `episodes`,
+ * an id, a guid or a stream URL. NULL, with a BRIDGE_COMMAND_ERROR naming
+ * it, when none does.
+ */
+BridgeEpisode *
+bridge_identity_find_episode(Bridge *bridge, const char *key, GError **error);
+
+/*
+ * The episodes that EPISODE arguments name, as
+ * bridge_identity_find_episode() finds them, or "latest FEED". A new
+ * array of borrowed pointers, or NULL with @error naming the one not
+ * found.
+ */
+GPtrArray *
+bridge_identity_find_episodes(Bridge *bridge, char **args, GError **error);
+
 #endif

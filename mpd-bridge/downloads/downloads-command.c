@@ -1,6 +1,7 @@
 /* The commands that download, delete and list episodes' files. */
 #include "downloads/downloads-command.h"
 
+#include "core/identity.h"
 #include "downloads/downloads-private.h"
 
 #include <json-glib/json-glib.h>
@@ -69,7 +70,7 @@ bridge_downloads_start_command(Bridge *bridge, char **args, BridgeCall *call)
 	GString *out = bridge_call_get_out(call);
 	GError *error = NULL;
 	g_autoptr(GPtrArray) chosen =
-	        bridge_command_find_episodes(bridge, args, &error);
+	        bridge_identity_find_episodes(bridge, args, &error);
 	g_autoptr(GPtrArray) fetch = g_ptr_array_new();
 	Waiting *waiting;
 
@@ -122,7 +123,7 @@ bridge_downloads_run_delete(Bridge *bridge, char **args, GString *out,
                             GError **error)
 {
 	g_autoptr(GPtrArray) chosen =
-	        bridge_command_find_episodes(bridge, args, error);
+	        bridge_identity_find_episodes(bridge, args, error);
 
 	if (chosen == NULL)
 		return FALSE;

@@ -2,7 +2,8 @@
 #ifndef BRIDGE_DOWNLOADS_COMMAND_H
 #define BRIDGE_DOWNLOADS_COMMAND_H
 
-#include "commands/commands.h"
+#include "core/bridge.h"
+#include "core/call.h"
 
 /*
  * download EPISODE…: in the daemon it answers at once and the files come

@@ -6,8 +6,8 @@
 #ifndef BRIDGE_IMPORT_H
 #define BRIDGE_IMPORT_H
 
-#include "commands/commands.h"
 #include "core/bridge.h"
+#include "core/call.h"
 
 /* `import-opml [--force] FILE` with no daemon: the state is edited here. */
 void

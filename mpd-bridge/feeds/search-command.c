@@ -4,7 +4,7 @@
  */
 #include "feeds/search-command.h"
 
-#include "commands/commands.h"
+#include "core/call.h"
 #include "feeds/search.h"
 
 #include <errno.h>

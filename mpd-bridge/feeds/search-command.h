@@ -5,8 +5,8 @@
 #ifndef BRIDGE_SEARCH_COMMAND_H
 #define BRIDGE_SEARCH_COMMAND_H
 
-#include "commands/commands.h"
 #include "core/bridge.h"
+#include "core/call.h"
 #include "feeds/search.h"
 
 /*

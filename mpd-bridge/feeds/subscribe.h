@@ -5,8 +5,8 @@
 #ifndef BRIDGE_SUBSCRIBE_H
 #define BRIDGE_SUBSCRIBE_H
 
-#include "commands/commands.h"
 #include "core/bridge.h"
+#include "core/call.h"
 
 /*
  * How long a command line waits for a daemon's answer to a subscribe:

@@ -4,6 +4,7 @@
  */
 #include "listening/chapters.h"
 
+#include "core/identity.h"
 #include "core/notes-cache.h"
 #include "listening/queue.h"
 #include "listening/skips.h"
@@ -433,7 +434,7 @@ bridge_chapters_start_list(Bridge *bridge, char **args, BridgeCall *call)
 		episode = playing(bridge, &error);
 	} else {
 		g_autoptr(GPtrArray) chosen =
-		        bridge_command_find_episodes(bridge, args, &error);
+		        bridge_identity_find_episodes(bridge, args, &error);
 
 		episode = chosen != NULL ? chosen->pdata[0] : NULL;
 	}

@@ -8,7 +8,8 @@
 #ifndef BRIDGE_CHAPTERS_H
 #define BRIDGE_CHAPTERS_H
 
-#include "commands/commands.h"
+#include "core/bridge.h"
+#include "core/call.h"
 
 /* What the chapters of the episode MPD is on hold (chapters.c). */
 typedef struct BridgeChapterState BridgeChapterState;

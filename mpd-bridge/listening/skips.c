@@ -6,7 +6,7 @@
  */
 #include "listening/skips.h"
 
-#include "commands/commands.h"
+#include "core/call.h"
 #include "listening/chapters.h"
 #include "playlists/lists.h"
 #include "playlists/push.h"

@@ -11,7 +11,7 @@
  */
 #include "listening/sleep.h"
 
-#include "commands/commands.h"
+#include "core/call.h"
 #include "core/identity.h"
 
 #include <mpd/idle.h>

@@ -9,8 +9,8 @@
 #ifndef BRIDGE_PHONE_SYNC_H
 #define BRIDGE_PHONE_SYNC_H
 
-#include "commands/commands.h"
 #include "core/bridge.h"
+#include "core/call.h"
 
 /* Whether [sync] names a server. */
 gboolean

@@ -4,7 +4,8 @@
  */
 #include "playlists/lists.h"
 
-#include "commands/commands.h"
+#include "core/call.h"
+#include "core/identity.h"
 #include "downloads/downloads.h"
 #include "playlists/push.h"
 
@@ -108,7 +109,7 @@ set_star(Bridge *bridge, char **args, gboolean starred, GString *out,
          GError **error)
 {
 	g_autoptr(GPtrArray) chosen =
-	        bridge_command_find_episodes(bridge, args, error);
+	        bridge_identity_find_episodes(bridge, args, error);
 
 	if (chosen == NULL)
 		return FALSE;
@@ -176,7 +177,7 @@ move(BridgeList *list, char **args, GString *out, Bridge *bridge,
 	if (!g_ascii_string_to_unsigned(args[1], 10, 1, G_MAXUINT, &to, NULL))
 		return fail(error, BRIDGE_COMMAND_ERROR_USAGE,
 		            "a position on play-later is a number from 1");
-	chosen = bridge_command_find_episodes(bridge, one, error);
+	chosen = bridge_identity_find_episodes(bridge, one, error);
 	if (chosen == NULL)
 		return FALSE;
 	episode = chosen->pdata[0];
@@ -218,7 +219,7 @@ bridge_lists_run_later(Bridge *bridge, char **args, GString *out,
 	if (args[1] == NULL)
 		return fail(error, BRIDGE_COMMAND_ERROR_USAGE,
 		            "usage: later add|remove EPISODE…");
-	chosen = bridge_command_find_episodes(bridge, args + 1, error);
+	chosen = bridge_identity_find_episodes(bridge, args + 1, error);
 	if (chosen == NULL)
 		return FALSE;
 	if (strcmp(how, "add") == 0)
@@ -240,7 +241,7 @@ bridge_lists_run_list_add(Bridge *bridge, char **args, GString *out,
 
 	if (!bridge_lists_check_name(args[0], error))
 		return FALSE;
-	chosen = bridge_command_find_episodes(bridge, args + 1, error);
+	chosen = bridge_identity_find_episodes(bridge, args + 1, error);
 	if (chosen == NULL)
 		return FALSE;
 	add_to(bridge_store_get_list(bridge->store, args[0], TRUE), chosen,
@@ -261,7 +262,7 @@ bridge_lists_run_list_remove(Bridge *bridge, char **args, GString *out,
 		return fail(error, BRIDGE_COMMAND_ERROR_FAILED,
 		            "no list has that name (see mpd-bridge lists)");
 	if (args[1] != NULL) {
-		chosen = bridge_command_find_episodes(bridge, args + 1, error);
+		chosen = bridge_identity_find_episodes(bridge, args + 1, error);
 		if (chosen == NULL)
 			return FALSE;
 		remove_from(list, chosen, out);

@@ -571,3 +571,13 @@ bridge_store_get_groups(BridgeStore *store)
 	g_return_val_if_fail(store != NULL, NULL);
 	return store->extra;
 }
+
+const char *
+bridge_episode_get_state(const BridgeEpisode *episode)
+{
+	if (episode->listened)
+		return "listened";
+	if (episode->position > 0)
+		return "in-progress";
+	return "new";
+}

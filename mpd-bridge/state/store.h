@@ -178,6 +178,10 @@ bridge_store_find_feed(const BridgeStore *store, const char *key);
 const char *
 bridge_feed_get_name(const BridgeFeed *feed);
 
+/* What `episodes` says of @episode: "new", "in-progress" or "listened". */
+const char *
+bridge_episode_get_state(const BridgeEpisode *episode);
+
 /* Adds a subscription for @url, or returns NULL when it exists already. */
 BridgeFeed *
 bridge_store_add_feed(BridgeStore *store, const char *url);

@@ -3,7 +3,7 @@
  * command line checks it before asking the daemon, so a bad one is a
  * usage error (exit 2) there.
  */
-#include "commands/commands.h"
+#include "core/call.h"
 #include "listening/sleep.h"
 
 #include <string.h>
