@@ -195,6 +195,51 @@ on_message(const char *text, gpointer data)
 	bridge_command_start(bridge, argv, on_answered, channel);
 }
 
+/*
+ * What a concern did that others care about: the concerns that care, in
+ * one place (core/news.h). Heard by the daemon and the command line.
+ */
+static void
+on_news(Bridge *bridge, const BridgeNews *news)
+{
+	switch (news->kind) {
+	case BRIDGE_NEWS_FILES:
+		/* Before MPD forgets a file: the queue finds it by its path. */
+		bridge_queue_follow_files(bridge);
+		bridge_push_all(bridge, FALSE);
+		break;
+	case BRIDGE_NEWS_FEED_ADDED:
+	case BRIDGE_NEWS_FEED_MOVED:
+		bridge_phone_sync_feed_changed(bridge);
+		break;
+	case BRIDGE_NEWS_FEED_REMOVED:
+		bridge_phone_sync_feed_removed(bridge, news->feed);
+		break;
+	case BRIDGE_NEWS_REFRESHED:
+		bridge_downloads_changed(bridge);
+		/* Actions a phone sent for episodes that may be here now. */
+		if (bridge->fetching == 0)
+			bridge_phone_sync_after_refresh(bridge);
+		break;
+	case BRIDGE_NEWS_PLAYED:
+		bridge_phone_sync_changed(bridge, news->episode);
+		break;
+	case BRIDGE_NEWS_LISTENED:
+		bridge_push_all(bridge, FALSE);
+		break;
+	case BRIDGE_NEWS_STARTED:
+		bridge_phone_sync_episode_started(bridge, news->episode);
+		break;
+	case BRIDGE_NEWS_CHAPTERS:
+		bridge_skips_on_player(bridge);
+		break;
+	case BRIDGE_NEWS_CHAPTER:
+		if (bridge->config->chapter_titles)
+			bridge_queue_retitle(bridge, bridge->tracking.song_id);
+		break;
+	}
+}
+
 static void
 on_state(gboolean connected, gpointer data)
 {
@@ -279,6 +324,7 @@ run_daemon(Bridge *bridge)
 	          bridge->config->channel);
 	bridge_refresh_schedule(bridge);
 	bridge_phone_sync_start(bridge);
+	bridge->resume_wait_ms = bridge_phone_sync_resume_wait_ms(bridge);
 	bridge_downloads_start(bridge);
 	g_main_loop_run(bridge->loop);
 	g_source_remove(term);
@@ -696,6 +742,7 @@ main(int argc, char **argv)
 		bridge_config_free(bridge.config);
 		return status;
 	}
+	bridge.news = on_news;
 	bridge.store = bridge_store_open(bridge.config->state_path, &error);
 	if (bridge.store == NULL) {
 		fprintf(stderr, "mpd-bridge: %s\n", error->message);

@@ -12,6 +12,7 @@
 #include "feeds/refresh.h"
 #include "feeds/search-command.h"
 #include "feeds/subscribe.h"
+#include "listening/chapters-command.h"
 #include "listening/chapters.h"
 #include "listening/queue.h"
 #include "listening/skips.h"

@@ -6,6 +6,7 @@
 #define BRIDGE_BRIDGE_H
 
 #include "core/config.h"
+#include "core/news.h"
 #include "mpd/mpd.h"
 #include "state/store.h"
 
@@ -83,7 +84,7 @@ typedef struct BridgeDownloads BridgeDownloads;
 /* The sleep timer, in the daemon's memory only (sleep.c). */
 typedef struct BridgeSleep BridgeSleep;
 
-typedef struct {
+struct Bridge {
 	BridgeConfig *config;
 	BridgeStore *store;
 	BridgeMpd *mpd;       /* NULL for a command line without MPD */
@@ -107,8 +108,11 @@ typedef struct {
 	BridgeDownloads *downloads;   /* NULL until downloads need it */
 	BridgeChapterState *chapters; /* NULL until chapters are read */
 	BridgeSkips skips;
-	BridgeSleep *sleep; /* NULL until a sleep timer is set */
-} Bridge;
+	BridgeSleep *sleep;      /* NULL until a sleep timer is set */
+	BridgeNewsListener news; /* hears what concerns tell; NULL: none */
+	guint resume_wait_ms;    /* how long a resume waits for a phone to
+	                            say where it stopped; 0: none */
+};
 
 /*
  * Notes that the state changed: the daemon saves it shortly after, in

@@ -8,8 +8,6 @@
 #include "downloads/downloads-private.h"
 
 #include "downloads/download-files.h"
-#include "listening/queue.h"
-#include "playlists/push.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -66,11 +64,10 @@ bridge_downloads_remove(Bridge *bridge, BridgeEpisode *episode, GError **error)
 	/* Playlists and the queue name the stream before MPD forgets it. */
 	if (dl->in_db != NULL)
 		g_hash_table_remove(dl->in_db, relative);
-	bridge_queue_follow_files(bridge);
+	bridge_tell(bridge, BRIDGE_NEWS_FILES);
 	g_clear_pointer(&episode->file, g_free);
 	episode->downloaded = 0;
 	bridge_changed(bridge);
-	bridge_push_all(bridge, FALSE);
 	bridge_downloads_tell_mpd(bridge);
 	return TRUE;
 }

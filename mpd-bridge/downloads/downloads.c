@@ -6,11 +6,11 @@
  */
 #include "downloads/downloads-private.h"
 
+#include "core/episode-tags.h"
+
 #include "downloads/download-files.h"
 #include "downloads/tags.h"
-#include "listening/queue.h"
 #include "mpd/mpd-conf.h"
-#include "playlists/push.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -499,7 +499,7 @@ tag_job_new(Bridge *bridge, const BridgeEpisode *episode, const char *path)
 	g_autofree char *track = NULL;
 	BridgeTags tags;
 
-	bridge_queue_episode_tags(bridge, episode, &tags, &job->date, &track);
+	bridge_episode_tags(bridge, episode, &tags, &job->date, &track);
 	job->path = g_strdup(path);
 	job->title = g_strdup(tags.title);
 	job->album = g_strdup(tags.album);
@@ -908,6 +908,5 @@ bridge_downloads_on_database(Bridge *bridge)
 	g_clear_pointer(&dl->in_db, g_hash_table_unref);
 	dl->in_db = g_steal_pointer(&songs);
 	/* Playlists and the queue name the files MPD has now. */
-	bridge_push_all(bridge, FALSE);
-	bridge_queue_follow_files(bridge);
+	bridge_tell(bridge, BRIDGE_NEWS_FILES);
 }

@@ -6,9 +6,7 @@
 
 #include "core/identity.h"
 #include "core/notes-cache.h"
-#include "downloads/downloads.h"
 #include "listening/queue.h"
-#include "phone/phone-sync.h"
 #include "playlists/push.h"
 
 #include <string.h>
@@ -310,7 +308,7 @@ follow_move(Bridge *bridge, BridgeFeed *feed, const FeedFetchResult *result)
 		return FALSE;
 	g_message("%s moved to %s", feed->url, target);
 	bridge_store_move_feed(bridge->store, feed, target);
-	bridge_phone_sync_feed_changed(bridge);
+	bridge_tell_feed(bridge, BRIDGE_NEWS_FEED_MOVED, feed);
 	/* The validators belong to the old address. */
 	g_clear_pointer(&feed->etag, g_free);
 	g_clear_pointer(&feed->last_modified, g_free);
@@ -388,12 +386,9 @@ on_fetched(FeedFetchResult *result, const GError *error, gpointer data)
 	}
 	feed->next_refresh = now + next_interval(bridge, feed);
 	bridge_changed(bridge);
-	bridge_downloads_changed(bridge);
 	if (bridge->fetching == 0 && bridge->new_pushed == NULL)
 		bridge_push_all(bridge, FALSE);
-	/* Actions a phone sent for episodes that may be here now. */
-	if (bridge->fetching == 0)
-		bridge_phone_sync_after_refresh(bridge);
+	bridge_tell_feed(bridge, BRIDGE_NEWS_REFRESHED, feed);
 out:
 	/* "0 under way" tells a test that a refresh of many feeds is over. */
 	g_debug("refreshed %s: %s; %u under way",

@@ -9,7 +9,6 @@
 #include "core/notes-cache.h"
 #include "feeds/refresh.h"
 #include "feeds/search-command.h"
-#include "phone/phone-sync.h"
 #include "playlists/push.h"
 
 #include <string.h>
@@ -103,7 +102,7 @@ on_fetched(Bridge *bridge, BridgeFeed *feed, const FeedFetchResult *result,
 		feed = NULL;
 	} else {
 		g_message("subscribed to %s", feed->url);
-		bridge_phone_sync_feed_changed(bridge);
+		bridge_tell_feed(bridge, BRIDGE_NEWS_FEED_ADDED, feed);
 	}
 	subscribing->done(bridge, feed, error, subscribing->user_data);
 	g_free(subscribing->url);
@@ -158,7 +157,7 @@ bridge_subscribe_wait_ms(const BridgeConfig *config)
 void
 bridge_unsubscribe(Bridge *bridge, BridgeFeed *feed)
 {
-	bridge_phone_sync_feed_removed(bridge, feed);
+	bridge_tell_feed(bridge, BRIDGE_NEWS_FEED_REMOVED, feed);
 	bridge_notes_cache_remove(bridge, feed->id);
 	bridge_push_remove(bridge, feed);
 	bridge_store_remove_feed(bridge->store, feed);

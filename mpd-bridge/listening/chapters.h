@@ -9,7 +9,6 @@
 #define BRIDGE_CHAPTERS_H
 
 #include "core/bridge.h"
-#include "core/call.h"
 
 /* What the chapters of the episode MPD is on hold (chapters.c). */
 typedef struct BridgeChapterState BridgeChapterState;
@@ -48,18 +47,6 @@ bridge_chapters_on_player(Bridge *bridge);
 
 void
 bridge_chapters_clear(Bridge *bridge);
-
-/* chapters [EPISODE]: the list, with start times, the current marked. */
-void
-bridge_chapters_start_list(Bridge *bridge, char **args, BridgeCall *call);
-
-/* next-chapter, previous-chapter and chapter N, in what plays. */
-void
-bridge_chapters_start_next(Bridge *bridge, char **args, BridgeCall *call);
-void
-bridge_chapters_start_previous(Bridge *bridge, char **args, BridgeCall *call);
-void
-bridge_chapters_start_goto(Bridge *bridge, char **args, BridgeCall *call);
 
 /* set FEED fetch-chapters yes|no: whether its JSON chapters are fetched. */
 gboolean

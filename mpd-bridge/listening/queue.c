@@ -5,39 +5,13 @@
  */
 #include "listening/queue.h"
 
+#include "core/episode-tags.h"
 #include "core/identity.h"
 #include "downloads/downloads.h"
 #include "listening/chapters.h"
 #include "playlists/playlist-files.h"
 
 #include <string.h>
-
-void
-bridge_queue_episode_tags(const Bridge *bridge, const BridgeEpisode *episode,
-                          BridgeTags *tags, char **date, char **track)
-{
-	const BridgeFeed *feed =
-	        bridge_store_find_feed(bridge->store, episode->feed_id);
-
-	*date = NULL;
-	*track = NULL;
-	if (episode->published > 0) {
-		g_autoptr(GDateTime) when =
-		        g_date_time_new_from_unix_utc(episode->published);
-
-		*date = when != NULL ? g_date_time_format(when, "%Y-%m-%d")
-		                     : NULL;
-	}
-	if (episode->number > 0)
-		*track = g_strdup_printf("%" G_GINT64_FORMAT, episode->number);
-	*tags = (BridgeTags){ 0 };
-	tags->title = episode->title;
-	tags->album = feed != NULL ? bridge_feed_get_name(feed) : NULL;
-	tags->artist = episode->author;
-	tags->date = *date;
-	tags->track = *track;
-	tags->genre = "Podcast";
-}
 
 static gboolean
 is_stream(const char *uri)
@@ -174,8 +148,7 @@ bridge_queue_on_change(Bridge *bridge)
 			add_stranger(bridge, song->uri);
 			continue;
 		}
-		bridge_queue_episode_tags(bridge, episode, &tags, &date,
-		                          &track);
+		bridge_episode_tags(bridge, episode, &tags, &date, &track);
 		title = bridge_chapters_song_title(bridge, episode, song->id);
 		if (title != NULL) {
 			tags.title = title;
@@ -251,7 +224,7 @@ bridge_queue_episode(Bridge *bridge, const BridgeEpisode *episode,
 	/* A file has tags of its own, which MPD keeps. */
 	if (bridge_downloads_is_file(uri))
 		return bridge_mpd_queue(bridge->mpd, uri, NULL, error) != 0;
-	bridge_queue_episode_tags(bridge, episode, &tags, &date, &track);
+	bridge_episode_tags(bridge, episode, &tags, &date, &track);
 	return bridge_mpd_queue(bridge->mpd, uri, &tags, error) != 0;
 }
 
@@ -274,7 +247,7 @@ bridge_queue_retitle(Bridge *bridge, guint song_id)
 	episode = bridge_identity_find_by_url(bridge, status.uri);
 	if (episode == NULL)
 		return;
-	bridge_queue_episode_tags(bridge, episode, &tags, &date, &track);
+	bridge_episode_tags(bridge, episode, &tags, &date, &track);
 	title = bridge_chapters_song_title(bridge, episode, song_id);
 	if (title != NULL)
 		tags.title = title;
@@ -320,8 +293,7 @@ bridge_queue_follow_files(Bridge *bridge)
 		uri = bridge_downloads_uri(bridge, episode);
 		if (strcmp(uri, song->uri) == 0)
 			continue;
-		bridge_queue_episode_tags(bridge, episode, &tags, &date,
-		                          &track);
+		bridge_episode_tags(bridge, episode, &tags, &date, &track);
 		if (bridge_mpd_replace_song(bridge->mpd, song->id, song->pos,
 		                            uri, is_stream(uri) ? &tags : NULL,
 		                            &error) == 0) {

@@ -31,15 +31,6 @@ void
 bridge_queue_on_change(Bridge *bridge);
 
 /*
- * The tags an episode gets in MPD's queue (and in its file, once
- * downloaded); *@date and *@track hold two of them, for the caller to
- * free.
- */
-void
-bridge_queue_episode_tags(const Bridge *bridge, const BridgeEpisode *episode,
-                          BridgeTags *tags, char **date, char **track);
-
-/*
  * Each queued episode that does not play names what
  * bridge_downloads_uri() gives for it: its file once MPD has it, its
  * stream again once the file is gone. One look at the whole queue.

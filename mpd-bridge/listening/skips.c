@@ -8,8 +8,8 @@
 
 #include "core/call.h"
 #include "listening/chapters.h"
+#include "listening/tracker.h"
 #include "playlists/lists.h"
-#include "playlists/push.h"
 
 #include <string.h>
 
@@ -25,16 +25,6 @@ static gint64
 now_us(void)
 {
 	return g_get_monotonic_time();
-}
-
-static gint64
-position_ms(const BridgeTracking *t)
-{
-	gint64 at = t->elapsed_ms;
-
-	if (t->state == BRIDGE_PLAYER_PLAY)
-		at += (now_us() - t->at) / 1000;
-	return at;
 }
 
 static gboolean
@@ -169,7 +159,7 @@ skip_outro(Bridge *bridge, BridgeEpisode *episode, const BridgeFeed *feed)
 	if (!episode->listened) {
 		bridge_lists_set_listened(bridge, episode, TRUE);
 		g_message("listened to %s", episode->title);
-		bridge_push_all(bridge, FALSE);
+		bridge_tell_episode(bridge, BRIDGE_NEWS_LISTENED, episode);
 	}
 	if (!bridge_mpd_next(bridge->mpd, &error))
 		g_message("%s", error->message);
@@ -216,7 +206,7 @@ look(Bridge *bridge, gboolean seeked)
 	                                                 episode->feed_id)
 	                        : NULL;
 	FeedChapterList *chapters = bridge_chapters_current(bridge);
-	gint64 pos = position_ms(t);
+	gint64 pos = bridge_tracker_position_ms(t);
 	gint64 duration, next = G_MAXINT64;
 	gint skipped;
 
@@ -283,7 +273,7 @@ skip_intro(Bridge *bridge, const BridgeEpisode *episode)
 
 	/* A resume under way, or due: not from the beginning. */
 	if (intro == 0 || t->resume_timer != 0 || t->resume_check != 0 ||
-	    position_ms(t) >= AT_START_MS ||
+	    bridge_tracker_position_ms(t) >= AT_START_MS ||
 	    (episode->position * 1000 >= RESUME_FROM_MS &&
 	     !episode->listened) ||
 	    (duration > 0 && duration <= intro))
@@ -316,13 +306,13 @@ bridge_skips_on_player(Bridge *bridge)
 	                  : NULL;
 	if (episode == NULL) {
 		/* Paused, it goes on from here; stopped, it starts anew. */
-		s->last_pos = position_ms(t);
+		s->last_pos = bridge_tracker_position_ms(t);
 		s->last_at = now_us();
 		if (t->state == BRIDGE_PLAYER_STOP)
 			s->last_song = 0;
 		return;
 	}
-	pos = position_ms(t);
+	pos = bridge_tracker_position_ms(t);
 	started = s->last_song != t->song_id;
 	/* Playing on from the last look would have got about here. */
 	expected = s->last_pos + (now_us() - s->last_at) / 1000;

@@ -7,9 +7,7 @@
 #include "listening/tracker.h"
 
 #include "core/identity.h"
-#include "phone/phone-sync.h"
 #include "playlists/lists.h"
-#include "playlists/push.h"
 
 #include <string.h>
 
@@ -82,13 +80,13 @@ account(Bridge *bridge, gint64 now)
 	                           duration_s)) {
 		bridge_lists_set_listened(bridge, episode, TRUE);
 		g_message("listened to %s", episode->title);
-		bridge_push_all(bridge, FALSE);
+		bridge_tell_episode(bridge, BRIDGE_NEWS_LISTENED, episode);
 	}
 	t->elapsed_ms = position_ms;
 	t->at = now;
 	bridge_changed(bridge);
 	if (episode->position != before || episode->listened != was_listened)
-		bridge_phone_sync_changed(bridge, episode);
+		bridge_tell_episode(bridge, BRIDGE_NEWS_PLAYED, episode);
 }
 
 static gboolean
@@ -303,7 +301,7 @@ schedule_resume(Bridge *bridge, const BridgeEpisode *episode, gint64 below_ms)
 	guint delay_ms = tries > 0 ? RETRY_DELAY_MS : RESUME_DELAY_MS;
 
 	/* Time for the pull that asks the phone where it stopped. */
-	delay_ms = MAX(delay_ms, bridge_phone_sync_resume_wait_ms(bridge));
+	delay_ms = MAX(delay_ms, bridge->resume_wait_ms);
 
 	if (tries >= RESUME_TRIES)
 		mark_unseekable(bridge, episode->id, episode->title,
@@ -401,12 +399,11 @@ bridge_tracker_on_player(Bridge *bridge)
 	t->duration_ms = status.duration_ms;
 	t->at = now;
 	if (episode != NULL && changed && status.state == BRIDGE_PLAYER_PLAY)
-		bridge_phone_sync_episode_started(bridge, episode);
+		bridge_tell_episode(bridge, BRIDGE_NEWS_STARTED, episode);
 	/* With sync, a phone may know a place to resume at even so. */
 	if (episode != NULL && changed && status.state == BRIDGE_PLAYER_PLAY &&
 	    status.elapsed_ms < RESUME_WITHIN_MS && !episode->listened &&
-	    (episode->position >= RESUME_FROM ||
-	     bridge_phone_sync_resume_wait_ms(bridge) > 0))
+	    (episode->position >= RESUME_FROM || bridge->resume_wait_ms > 0))
 		schedule_resume(bridge, episode,
 		                RESUME_WITHIN_MS + RESUME_DELAY_MS);
 	/*
@@ -450,6 +447,16 @@ bridge_tracker_stop(Bridge *bridge)
 	g_clear_pointer(&t->episode_id, g_free);
 	g_clear_pointer(&t->player_error, g_free);
 	t->state = BRIDGE_PLAYER_STOP;
+}
+
+gint64
+bridge_tracker_position_ms(const BridgeTracking *t)
+{
+	gint64 at = t->elapsed_ms;
+
+	if (t->state == BRIDGE_PLAYER_PLAY)
+		at += (g_get_monotonic_time() - t->at) / 1000;
+	return at;
 }
 
 void

@@ -26,6 +26,13 @@ gboolean
 bridge_tracker_is_done(const BridgeConfig *config, gint64 position_s,
                        gint64 duration_s);
 
+/*
+ * Where MPD is in what plays, in milliseconds, now: its elapsed time at
+ * the last event, and the time since while it plays.
+ */
+gint64
+bridge_tracker_position_ms(const BridgeTracking *t);
+
 void
 bridge_tracker_clear(Bridge *bridge);
 
