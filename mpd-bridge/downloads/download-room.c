@@ -18,12 +18,6 @@
 /* A transfer needs at least this much room to start. */
 #define MIN_ROOM MB
 
-static gint64
-now_seconds(void)
-{
-	return g_get_real_time() / G_USEC_PER_SEC;
-}
-
 /* Whether @episode's file may go: not starred, listed, playing or new. */
 static gboolean
 may_delete(Bridge *bridge, const BridgeEpisode *episode)
@@ -125,7 +119,7 @@ bridge_downloads_clean_up(Bridge *bridge)
 	        bridge_store_list_episodes(bridge->store, NULL);
 	g_autoptr(GHashTable) newest = bridge_downloads_newest(bridge);
 	gint64 keep = (gint64)bridge->config->download.keep_days * DAY;
-	gint64 now = now_seconds();
+	gint64 now = bridge_downloads_now();
 
 	for (guint i = 0; i < all->len; i++) {
 		BridgeEpisode *episode = all->pdata[i];

@@ -122,4 +122,15 @@ bridge_downloads_remove(Bridge *bridge, BridgeEpisode *episode, GError **error);
 guint64
 bridge_downloads_file_size(Bridge *bridge, const BridgeEpisode *episode);
 
+/* Starts waiting transfers, as many as download_jobs and the room allow. */
+void
+bridge_downloads_start_waiting(Bridge *bridge, BridgeDownloads *dl);
+
+void
+bridge_transfer_free(BridgeTransfer *transfer);
+
+/* Seconds since the epoch, as the store keeps times. */
+gint64
+bridge_downloads_now(void);
+
 #endif
