@@ -23,7 +23,7 @@ build_packages=(meson ninja-build pkg-config gcc libglib2.0-dev libxml2-dev
 demo_packages=(mpd mpc python3)
 test_packages=(libjson-glib-dev libxml2-utils python3 python3-podcastparser
 	clang-format doxygen openssl mpd valgrind systemd man-db mpc ncmpcpp
-	tmux python3-mygpoclient python3-mutagen)
+	tmux python3-mygpoclient python3-mutagen graphviz)
 
 # Debian 13 runs in a root of its own, kept between runs under build-deb13/
 # (ignored by git) and made again when it is missing or half made.
