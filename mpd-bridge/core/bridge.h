@@ -35,42 +35,13 @@ typedef struct {
 } BridgeTracking;
 
 /* Where playlists go as files (playlist-files.c). */
-typedef struct {
-	char *directory;     /* MPD's playlist_directory, writable, and read
-	                        by the MPD we talk to; NULL: playlists go
-	                        through the protocol */
-	char *note;          /* why not, and what would help; NULL when
-	                        directory is set or nothing was tried */
-	GHashTable *written; /* playlist name -> its file's identity as
-	                        written (inode, size, mtime); NULL: none */
-	gboolean unsaid;     /* files written that clients were not told of */
-} BridgePlaylistFiles;
+typedef struct BridgePlaylistFiles BridgePlaylistFiles;
 
 /* What titling MPD's queue knows (queue.c). */
-typedef struct {
-	guint version;         /* MPD's queue version at the last scan; 0:
-	                          none yet, every song is looked at */
-	GHashTable *retagged;  /* song id -> times in a row it was tagged,
-	                          of those tagged in the last scan; NULL */
-	GHashTable *settled;   /* song id -> tags key that MPD kept after we
-	                          tagged the song: MPD's way of storing ours,
-	                          never fought over; NULL when none */
-	GHashTable *strangers; /* URLs of queued streams that are no
-	                          episode, as of changes number
-	                          strangers_changes; NULL when none */
-	guint64 strangers_changes;
-} BridgeQueueTitles;
+typedef struct BridgeQueueTitles BridgeQueueTitles;
 
 /* Skipping intros, outros and chapters (skips.c). */
-typedef struct {
-	guint timer;              /* the next crossing into a skip; 0 */
-	guint last_song;          /* MPD's song at the last look; 0 */
-	gint64 last_pos;          /* milliseconds into it then */
-	gint64 last_at;           /* monotonic microseconds then */
-	gboolean own_seek;        /* the next move is a skip of ours */
-	gboolean listener_jumped; /* the next move is a listener's jump */
-	GHashTable *logged;       /* "EPISODE-ID WHAT" of skips said */
-} BridgeSkips;
+typedef struct BridgeSkips BridgeSkips;
 
 /* The chapters of what plays (chapters.c). */
 typedef struct BridgeChapterState BridgeChapterState;
@@ -102,13 +73,13 @@ struct Bridge {
 	char *starred_pushed; /* the same, of the starred playlist */
 	GRegex *url_prefixes; /* tracking-redirect prefixes; NULL until used */
 	BridgeTracking tracking;
-	BridgePlaylistFiles files;
-	BridgeQueueTitles queue_titles;
-	BridgePhoneSync *phone;       /* NULL until syncing needs it */
-	BridgeDownloads *downloads;   /* NULL until downloads need it */
-	BridgeChapterState *chapters; /* NULL until chapters are read */
-	BridgeSkips skips;
-	BridgeSleep *sleep;      /* NULL until a sleep timer is set */
+	BridgePlaylistFiles *files;      /* NULL until first looked at */
+	BridgeQueueTitles *queue_titles; /* NULL until first looked at */
+	BridgePhoneSync *phone;          /* NULL until syncing needs it */
+	BridgeDownloads *downloads;      /* NULL until downloads need it */
+	BridgeChapterState *chapters;    /* NULL until chapters are read */
+	BridgeSkips *skips;              /* NULL until first looked at */
+	BridgeSleep *sleep;              /* NULL until a sleep timer is set */
 	BridgeNewsListener news; /* hears what concerns tell; NULL: none */
 	guint resume_wait_ms;    /* how long a resume waits for a phone to
 	                            say where it stopped; 0: none */

@@ -13,6 +13,28 @@
 
 #include <string.h>
 
+struct BridgeQueueTitles {
+	guint version;         /* MPD's queue version at the last scan; 0:
+	                          none yet, every song is looked at */
+	GHashTable *retagged;  /* song id -> times in a row it was tagged,
+	                          of those tagged in the last scan; NULL */
+	GHashTable *settled;   /* song id -> tags key that MPD kept after we
+	                          tagged the song: MPD's way of storing ours,
+	                          never fought over; NULL when none */
+	GHashTable *strangers; /* URLs of queued streams that are no
+	                          episode, as of changes number
+	                          strangers_changes; NULL when none */
+	guint64 strangers_changes;
+};
+
+static BridgeQueueTitles *
+titles_of(Bridge *bridge)
+{
+	if (bridge->queue_titles == NULL)
+		bridge->queue_titles = g_new0(BridgeQueueTitles, 1);
+	return bridge->queue_titles;
+}
+
 static gboolean
 is_stream(const char *uri)
 {
@@ -28,7 +50,7 @@ is_stream(const char *uri)
 static gboolean
 is_stranger(Bridge *bridge, const char *uri)
 {
-	BridgeQueueTitles *q = &bridge->queue_titles;
+	BridgeQueueTitles *q = titles_of(bridge);
 
 	if (q->strangers != NULL && q->strangers_changes != bridge->changes)
 		g_hash_table_remove_all(q->strangers);
@@ -39,7 +61,7 @@ is_stranger(Bridge *bridge, const char *uri)
 static void
 add_stranger(Bridge *bridge, const char *uri)
 {
-	BridgeQueueTitles *q = &bridge->queue_titles;
+	BridgeQueueTitles *q = titles_of(bridge);
 
 	if (q->strangers == NULL)
 		q->strangers = g_hash_table_new_full(g_str_hash, g_str_equal,
@@ -111,7 +133,7 @@ needs_tags(BridgeQueueTitles *q, const BridgeQueueSong *song,
 void
 bridge_queue_on_change(Bridge *bridge)
 {
-	BridgeQueueTitles *q = &bridge->queue_titles;
+	BridgeQueueTitles *q = titles_of(bridge);
 	g_autoptr(GPtrArray) songs = NULL;
 	g_autoptr(GHashTable) index = NULL;
 	g_autoptr(GError) error = NULL;
@@ -184,7 +206,7 @@ out:
 void
 bridge_queue_reset(Bridge *bridge)
 {
-	BridgeQueueTitles *q = &bridge->queue_titles;
+	BridgeQueueTitles *q = titles_of(bridge);
 
 	q->version = 0;
 	g_clear_pointer(&q->retagged, g_hash_table_unref);
@@ -194,8 +216,11 @@ bridge_queue_reset(Bridge *bridge)
 void
 bridge_queue_clear(Bridge *bridge)
 {
+	if (bridge->queue_titles == NULL)
+		return;
 	bridge_queue_reset(bridge);
-	g_clear_pointer(&bridge->queue_titles.strangers, g_hash_table_unref);
+	g_clear_pointer(&bridge->queue_titles->strangers, g_hash_table_unref);
+	g_clear_pointer(&bridge->queue_titles, g_free);
 }
 
 gboolean

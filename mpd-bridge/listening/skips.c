@@ -13,6 +13,24 @@
 
 #include <string.h>
 
+struct BridgeSkips {
+	guint timer;              /* the next crossing into a skip; 0 */
+	guint last_song;          /* MPD's song at the last look; 0 */
+	gint64 last_pos;          /* milliseconds into it then */
+	gint64 last_at;           /* monotonic microseconds then */
+	gboolean own_seek;        /* the next move is a skip of ours */
+	gboolean listener_jumped; /* the next move is a listener's jump */
+	GHashTable *logged;       /* "EPISODE-ID WHAT" of skips said */
+};
+
+static BridgeSkips *
+skips_of(Bridge *bridge)
+{
+	if (bridge->skips == NULL)
+		bridge->skips = g_new0(BridgeSkips, 1);
+	return bridge->skips;
+}
+
 /* A position this close after a start counts as having crossed it. */
 #define CROSSED_MS 1500
 /* Further than this from where playing would have got: a seek. */
@@ -77,7 +95,7 @@ static void
 log_once(Bridge *bridge, const BridgeEpisode *episode, const char *what,
          const char *format, ...)
 {
-	BridgeSkips *s = &bridge->skips;
+	BridgeSkips *s = skips_of(bridge);
 	g_autofree char *key = g_strconcat(episode->id, " ", what, NULL);
 	g_autofree char *text = NULL;
 	va_list args;
@@ -169,7 +187,7 @@ static void
 skip_chapter(Bridge *bridge, const BridgeEpisode *episode,
              FeedChapterList *chapters, guint i, gint64 duration)
 {
-	BridgeSkips *s = &bridge->skips;
+	BridgeSkips *s = skips_of(bridge);
 	const FeedChapter *c = feed_chapter_list_get_chapter(chapters, i);
 	gint64 end = chapter_end(chapters, i, duration);
 	g_autofree char *what = g_strdup_printf("chapter %u", i);
@@ -197,7 +215,7 @@ on_due(gpointer data);
 static void
 look(Bridge *bridge, gboolean seeked)
 {
-	BridgeSkips *s = &bridge->skips;
+	BridgeSkips *s = skips_of(bridge);
 	BridgeTracking *t = &bridge->tracking;
 	BridgeEpisode *episode =
 	        bridge_store_find_episode(bridge->store, t->episode_id);
@@ -246,7 +264,7 @@ static gboolean
 on_due(gpointer data)
 {
 	Bridge *bridge = data;
-	BridgeSkips *s = &bridge->skips;
+	BridgeSkips *s = skips_of(bridge);
 	BridgeTracking *t = &bridge->tracking;
 	g_auto(BridgePlayerStatus) status = { 0 };
 
@@ -278,7 +296,7 @@ skip_intro(Bridge *bridge, const BridgeEpisode *episode)
 	     !episode->listened) ||
 	    (duration > 0 && duration <= intro))
 		return FALSE;
-	bridge->skips.own_seek = TRUE;
+	skips_of(bridge)->own_seek = TRUE;
 	if (!bridge_mpd_seek_ms(bridge->mpd, t->song_id, intro, &error)) {
 		g_message("cannot skip the intro of %s: %s", episode->title,
 		          error->message);
@@ -293,7 +311,7 @@ skip_intro(Bridge *bridge, const BridgeEpisode *episode)
 void
 bridge_skips_on_player(Bridge *bridge)
 {
-	BridgeSkips *s = &bridge->skips;
+	BridgeSkips *s = skips_of(bridge);
 	BridgeTracking *t = &bridge->tracking;
 	BridgeEpisode *episode;
 	gint64 pos, expected;
@@ -333,14 +351,17 @@ bridge_skips_on_player(Bridge *bridge)
 void
 bridge_skips_listener_jumped(Bridge *bridge)
 {
-	bridge->skips.listener_jumped = TRUE;
+	skips_of(bridge)->listener_jumped = TRUE;
 }
 
 void
 bridge_skips_clear(Bridge *bridge)
 {
-	BridgeSkips *s = &bridge->skips;
+	BridgeSkips *s = bridge->skips;
 
+	if (s == NULL)
+		return;
 	g_clear_handle_id(&s->timer, g_source_remove);
 	g_clear_pointer(&s->logged, g_hash_table_unref);
+	g_clear_pointer(&bridge->skips, g_free);
 }

@@ -16,6 +16,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+struct BridgePlaylistFiles {
+	char *directory;     /* MPD's playlist_directory, writable, and read
+	                        by the MPD we talk to; NULL: playlists go
+	                        through the protocol */
+	char *note;          /* why not, and what would help; NULL when
+	                        directory is set or nothing was tried */
+	GHashTable *written; /* playlist name -> its file's identity as
+	                        written (inode, size, mtime); NULL: none */
+	gboolean unsaid;     /* files written that clients were not told of */
+};
+
+static BridgePlaylistFiles *
+files_of(Bridge *bridge)
+{
+	if (bridge->files == NULL)
+		bridge->files = g_new0(BridgePlaylistFiles, 1);
+	return bridge->files;
+}
+
 /* Hidden names: MPD lists them, but only for the moment they exist. */
 #define PROBE_NAME  ".mpd-bridge-probe"
 #define NOTIFY_NAME ".mpd-bridge-changed"
@@ -32,13 +51,13 @@
 gboolean
 bridge_playlist_files_enabled(const Bridge *bridge)
 {
-	return bridge->files.directory != NULL;
+	return bridge->files != NULL && bridge->files->directory != NULL;
 }
 
 const char *
 bridge_playlist_files_note(const Bridge *bridge)
 {
-	return bridge->files.note;
+	return bridge->files != NULL ? bridge->files->note : NULL;
 }
 
 char *
@@ -178,7 +197,7 @@ gboolean
 bridge_playlist_files_write(Bridge *bridge, const char *name,
                             GPtrArray *episodes, GError **error)
 {
-	BridgePlaylistFiles *files = &bridge->files;
+	BridgePlaylistFiles *files = files_of(bridge);
 	g_autofree char *path = NULL;
 	g_autoptr(GString) text = NULL;
 
@@ -215,15 +234,15 @@ bridge_playlist_files_write(Bridge *bridge, const char *name,
 void
 bridge_playlist_files_forget(Bridge *bridge, const char *name)
 {
-	if (bridge->files.written != NULL)
-		g_hash_table_remove(bridge->files.written, name);
+	if (bridge->files != NULL && bridge->files->written != NULL)
+		g_hash_table_remove(bridge->files->written, name);
 }
 
 static gboolean
 edited(const Bridge *bridge, const char *name, const char *as_written)
 {
 	g_autofree char *path =
-	        bridge_playlist_files_path(bridge->files.directory, name);
+	        bridge_playlist_files_path(bridge->files->directory, name);
 	g_autofree char *now = identity_of(path);
 
 	return g_strcmp0(now, as_written) != 0;
@@ -234,9 +253,10 @@ bridge_playlist_files_edited(Bridge *bridge, const char *name)
 {
 	const char *as_written;
 
-	if (bridge->files.directory == NULL || bridge->files.written == NULL)
+	if (bridge->files == NULL || bridge->files->directory == NULL ||
+	    bridge->files->written == NULL)
 		return FALSE;
-	as_written = g_hash_table_lookup(bridge->files.written, name);
+	as_written = g_hash_table_lookup(bridge->files->written, name);
 	return as_written != NULL && edited(bridge, name, as_written);
 }
 
@@ -246,9 +266,10 @@ bridge_playlist_files_any_edited(Bridge *bridge)
 	GHashTableIter iter;
 	gpointer name, as_written;
 
-	if (bridge->files.directory == NULL || bridge->files.written == NULL)
+	if (bridge->files == NULL || bridge->files->directory == NULL ||
+	    bridge->files->written == NULL)
 		return FALSE;
-	g_hash_table_iter_init(&iter, bridge->files.written);
+	g_hash_table_iter_init(&iter, bridge->files->written);
 	while (g_hash_table_iter_next(&iter, &name, &as_written))
 		if (edited(bridge, name, as_written))
 			return TRUE;
@@ -264,7 +285,7 @@ bridge_playlist_files_any_edited(Bridge *bridge)
 void
 bridge_playlist_files_notify(Bridge *bridge)
 {
-	BridgePlaylistFiles *files = &bridge->files;
+	BridgePlaylistFiles *files = files_of(bridge);
 	g_autofree char *path = NULL;
 	g_autoptr(GError) error = NULL;
 
@@ -295,11 +316,11 @@ bridge_playlist_files_load_one(Bridge *bridge, const BridgeEpisode *episode,
 	g_autoptr(GString) text = NULL;
 	gboolean ok;
 
-	g_return_val_if_fail(bridge->files.directory != NULL, FALSE);
+	g_return_val_if_fail(bridge_playlist_files_enabled(bridge), FALSE);
 
 	g_ptr_array_add(one, (gpointer)episode);
 	text = bridge_playlist_files_m3u(bridge, NULL, one);
-	path = bridge_playlist_files_path(bridge->files.directory, QUEUE_NAME);
+	path = bridge_playlist_files_path(bridge->files->directory, QUEUE_NAME);
 	if (!bridge_playlist_files_write_path(path, text->str, text->len,
 	                                      error))
 		return FALSE;
@@ -399,7 +420,7 @@ probe(Bridge *bridge, const char *directory, char **note)
 void
 bridge_playlist_files_detect(Bridge *bridge)
 {
-	BridgePlaylistFiles *files = &bridge->files;
+	BridgePlaylistFiles *files = files_of(bridge);
 	g_autofree char *note = NULL;
 	g_autofree char *directory = NULL;
 
@@ -425,7 +446,13 @@ bridge_playlist_files_detect(Bridge *bridge)
 void
 bridge_playlist_files_clear(Bridge *bridge)
 {
-	g_clear_pointer(&bridge->files.directory, g_free);
-	g_clear_pointer(&bridge->files.note, g_free);
-	g_clear_pointer(&bridge->files.written, g_hash_table_unref);
+	BridgePlaylistFiles *files = bridge->files;
+
+	if (files == NULL)
+		return;
+	g_free(files->directory);
+	g_free(files->note);
+	g_clear_pointer(&files->written, g_hash_table_unref);
+	g_free(files);
+	bridge->files = NULL;
 }

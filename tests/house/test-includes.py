@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """The house stays one-way: each folder of mpd-bridge includes only itself
-and the folders below it, and libfeed knows nothing of MPD or the daemon.
+and the folders below it, only mpd/ calls libmpdclient, and libfeed knows
+nothing of MPD or the daemon.
 
     test-includes.py SOURCE_ROOT
 
@@ -56,6 +57,13 @@ def check_bridge(root):
                 continue
             seen += 1
             for number, kind, target in includes(path):
+                # Only mpd/ talks to libmpdclient; others may read the
+                # names of MPD's events.
+                if (kind == "<" and target.startswith("mpd/")
+                        and target != "mpd/idle.h" and here != "mpd"):
+                    problems.append(
+                        f"mpd-bridge/{relative}:{number}: <{target}>: "
+                        "only mpd/ calls libmpdclient")
                 if kind != '"':
                     continue
                 if "/" not in target:
