@@ -1,10 +1,10 @@
 /* The commands that download, delete and list episodes' files. */
 #include "downloads/downloads-command.h"
 
+#include "core/answer.h"
 #include "core/identity.h"
 #include "downloads/downloads-private.h"
 
-#include <json-glib/json-glib.h>
 #include <string.h>
 
 #define MB (1024.0 * 1024.0)
@@ -219,23 +219,6 @@ gather(Bridge *bridge, Listing *l)
 }
 
 static void
-member_string(JsonBuilder *b, const char *name, const char *value)
-{
-	json_builder_set_member_name(b, name);
-	if (value != NULL)
-		json_builder_add_string_value(b, value);
-	else
-		json_builder_add_null_value(b);
-}
-
-static void
-member_int(JsonBuilder *b, const char *name, gint64 value)
-{
-	json_builder_set_member_name(b, name);
-	json_builder_add_int_value(b, value);
-}
-
-static void
 add_episodes(Bridge *bridge, JsonBuilder *b, const char *name, GPtrArray *list)
 {
 	json_builder_set_member_name(b, name);
@@ -248,25 +231,28 @@ add_episodes(Bridge *bridge, JsonBuilder *b, const char *name, GPtrArray *list)
 		        bridge_downloads_get_transfer(bridge, e);
 
 		json_builder_begin_object(b);
-		member_string(b, "id", e->id);
-		member_string(b, "podcast",
-		              feed != NULL ? bridge_feed_get_name(feed) : NULL);
-		member_string(b, "title", e->title);
-		member_string(b, "url", e->url);
+		bridge_json_member_string(b, "id", e->id);
+		bridge_json_member_string(
+		        b, "podcast",
+		        feed != NULL ? bridge_feed_get_name(feed) : NULL);
+		bridge_json_member_string(b, "title", e->title);
+		bridge_json_member_string(b, "url", e->url);
 		if (e->file != NULL) {
-			member_string(b, "file", e->file);
-			member_int(
+			bridge_json_member_string(b, "file", e->file);
+			bridge_json_member_int(
 			        b, "size",
 			        (gint64)bridge_downloads_file_size(bridge, e));
-			member_int(b, "downloaded", e->downloaded);
+			bridge_json_member_int(b, "downloaded", e->downloaded);
 		}
 		if (t != NULL) {
-			member_int(b, "received", (gint64)t->received);
-			member_int(b, "total", (gint64)t->total);
+			bridge_json_member_int(b, "received",
+			                       (gint64)t->received);
+			bridge_json_member_int(b, "total", (gint64)t->total);
 		}
 		if (e->download_error != NULL) {
-			member_string(b, "error", e->download_error);
-			member_int(b, "retry", e->download_retry);
+			bridge_json_member_string(b, "error",
+			                          e->download_error);
+			bridge_json_member_int(b, "retry", e->download_retry);
 		}
 		json_builder_end_object(b);
 	}
@@ -277,23 +263,18 @@ static void
 list_json(Bridge *bridge, Listing *l, GString *out)
 {
 	g_autoptr(JsonBuilder) b = json_builder_new();
-	g_autoptr(JsonGenerator) generator = json_generator_new();
-	g_autoptr(JsonNode) root = NULL;
-	g_autofree char *text = NULL;
 
 	json_builder_begin_object(b);
-	member_string(b, "directory", bridge_downloads_get_directory(bridge));
-	member_string(b, "stopped", bridge_downloads_get_stopped(bridge));
+	bridge_json_member_string(b, "directory",
+	                          bridge_downloads_get_directory(bridge));
+	bridge_json_member_string(b, "stopped",
+	                          bridge_downloads_get_stopped(bridge));
 	add_episodes(bridge, b, "files", l->files);
 	add_episodes(bridge, b, "active", l->active);
 	add_episodes(bridge, b, "waiting", l->waiting);
 	add_episodes(bridge, b, "failed", l->failed);
 	json_builder_end_object(b);
-	root = json_builder_get_root(b);
-	json_generator_set_root(generator, root);
-	json_generator_set_pretty(generator, !bridge->daemon);
-	text = json_generator_to_data(generator, NULL);
-	g_string_append(out, text);
+	bridge_json_write(bridge, b, out);
 }
 
 static void

@@ -8,7 +8,6 @@
 #include "core/episode-tags.h"
 
 #include "downloads/download-files.h"
-#include "downloads/tags.h"
 #include "mpd/mpd-conf.h"
 
 #include <errno.h>

@@ -4,24 +4,14 @@
  */
 #include "feeds/search-command.h"
 
+#include "core/answer.h"
 #include "core/call.h"
 #include "feeds/search.h"
 
 #include <errno.h>
-#include <json-glib/json-glib.h>
 #include <string.h>
 
 #define LAST_SEARCH "last-search.json"
-
-static void
-member_string(JsonBuilder *builder, const char *name, const char *value)
-{
-	json_builder_set_member_name(builder, name);
-	if (value != NULL)
-		json_builder_add_string_value(builder, value);
-	else
-		json_builder_add_null_value(builder);
-}
 
 /* What --json writes, and the last search's file holds. */
 static char *
@@ -33,9 +23,9 @@ to_json(BridgeSearchDirectory directory, const char *terms,
 	g_autoptr(JsonNode) root = NULL;
 
 	json_builder_begin_object(builder);
-	member_string(builder, "directory",
-	              bridge_search_directory_name(directory));
-	member_string(builder, "terms", terms);
+	bridge_json_member_string(builder, "directory",
+	                          bridge_search_directory_name(directory));
+	bridge_json_member_string(builder, "terms", terms);
 	json_builder_set_member_name(builder, "results");
 	json_builder_begin_array(builder);
 	for (guint i = 0; i < results->len; i++) {
@@ -44,14 +34,15 @@ to_json(BridgeSearchDirectory directory, const char *terms,
 		json_builder_begin_object(builder);
 		json_builder_set_member_name(builder, "number");
 		json_builder_add_int_value(builder, i + 1);
-		member_string(builder, "title", result->title);
-		member_string(builder, "author", result->author);
+		bridge_json_member_string(builder, "title", result->title);
+		bridge_json_member_string(builder, "author", result->author);
 		json_builder_set_member_name(builder, "episodes");
 		if (result->episodes >= 0)
 			json_builder_add_int_value(builder, result->episodes);
 		else
 			json_builder_add_null_value(builder);
-		member_string(builder, "feed_url", result->feed_url);
+		bridge_json_member_string(builder, "feed_url",
+		                          result->feed_url);
 		json_builder_end_object(builder);
 	}
 	json_builder_end_array(builder);
