@@ -356,20 +356,6 @@ feed_parser_start_role(FeedParser *parser, Role role, const Frame *frame,
 		start_itunes_link(parser, attrs, frame,
 		                  &parser->channel_scratch.image_url);
 		break;
-	case ROLE_CH_TITLE:
-	case ROLE_IT_TITLE:
-	case ROLE_CH_DESCRIPTION:
-	case ROLE_CH_SUMMARY:
-	case ROLE_IT_DESCRIPTION:
-	case ROLE_IT_DC_DESCRIPTION:
-	case ROLE_IT_SUMMARY:
-	case ROLE_IT_CONTENT_ENCODED:
-	case ROLE_IT_FULLITEM:
-	case ROLE_IT_BODY:
-	case ROLE_IT_ATOM_CONTENT:
-	case ROLE_IT_ATOM_SUMMARY:
-		feed_parser_start_markup(parser, role, attrs);
-		break;
 	case ROLE_CHAPTERS:
 		parser->item.chapters_seen = TRUE;
 		break;
@@ -434,6 +420,8 @@ feed_parser_start_role(FeedParser *parser, Role role, const Frame *frame,
 		start_alternate_source(parser, attrs, frame);
 		break;
 	default:
+		/* Titles, descriptions and content: text that may be markup. */
+		feed_parser_start_markup(parser, role, attrs);
 		break;
 	}
 }

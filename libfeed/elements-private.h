@@ -69,6 +69,7 @@ empty(const char *text)
 /*
  * How the text element @role, just started, takes child elements; for
  * Atom text constructs, also keeps `type` and `mode` in parser->pending.
+ * A role whose text is never markup is left as it is.
  */
 G_GNUC_INTERNAL
 void
