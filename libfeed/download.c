@@ -745,48 +745,29 @@ feed_fetcher_download(FeedFetcher *fetcher, const FeedDownloadRequest *request,
 	                                       callback, user_data));
 }
 
-typedef struct {
-	gboolean done;
-	FeedDownloadResult *result;
-	GError *error;
-} SyncState;
-
 static void
 on_sync_done(FeedDownloadResult *result, const GError *error, gpointer data)
 {
-	SyncState *state = data;
+	feed_sync_state_done(data, error,
+	                     error == NULL ? feed_download_result_ref(result)
+	                                   : NULL);
+}
 
-	state->done = TRUE;
-	if (error != NULL)
-		state->error = g_error_copy(error);
-	else
-		state->result = feed_download_result_ref(result);
+static void
+start_sync(FeedFetcher *fetcher, SyncState *state)
+{
+	feed_fetcher_download(fetcher, state->request, state->cancellable,
+	                      on_sync_done, state);
 }
 
 FeedDownloadResult *
 feed_download_sync(const FeedDownloadRequest *request,
                    GCancellable *cancellable, GError **error)
 {
-	GMainContext *context;
-	FeedFetcher *fetcher;
-	SyncState state = { FALSE, NULL, NULL };
+	SyncState state = { request, cancellable, start_sync };
 
 	g_return_val_if_fail(request != NULL, NULL);
 	g_return_val_if_fail(error == NULL || *error == NULL, NULL);
 
-	context = g_main_context_new();
-	g_main_context_push_thread_default(context);
-	fetcher = feed_fetcher_new(context);
-	feed_fetcher_download(fetcher, request, cancellable, on_sync_done,
-	                      &state);
-	while (!state.done)
-		g_main_context_iteration(context, TRUE);
-	feed_fetcher_free(fetcher);
-	g_main_context_pop_thread_default(context);
-	g_main_context_unref(context);
-	if (state.error != NULL) {
-		g_propagate_error(error, state.error);
-		return NULL;
-	}
-	return state.result;
+	return feed_fetcher_run_sync(&state, error);
 }

@@ -308,4 +308,36 @@ G_GNUC_INTERNAL
 void
 feed_fetcher_add_job(FeedFetcher *fetcher, Job *job);
 
+/*
+ * A job run to its end as a blocking call, for the *_sync() functions:
+ * its callback hands what it gave to feed_sync_state_done().
+ */
+typedef struct SyncState SyncState;
+
+struct SyncState {
+	gconstpointer request;     /* the job's request (or URL), borrowed */
+	GCancellable *cancellable; /* NULL when none */
+	/* Queues the job on @fetcher with a callback that is given @state. */
+	void (*start)(FeedFetcher *fetcher, SyncState *state);
+	gboolean done;
+	gpointer result; /* a reference to the job's result; NULL: none */
+	GError *error;   /* NULL unless the job failed */
+};
+
+/*
+ * Runs @state's job on a fetcher and a main context of their own until it
+ * calls back. Returns its result, or NULL with @error set.
+ */
+G_GNUC_INTERNAL
+gpointer
+feed_fetcher_run_sync(SyncState *state, GError **error);
+
+/*
+ * For the job's callback: keeps @error (copied) or else @result (a
+ * reference, taken), and ends feed_fetcher_run_sync().
+ */
+G_GNUC_INTERNAL
+void
+feed_sync_state_done(SyncState *state, const GError *error, gpointer result);
+
 #endif
