@@ -56,48 +56,29 @@ feed_fetcher_fetch_chapters(FeedFetcher *fetcher, const char *url,
 	feed_fetcher_fetch(fetcher, request, cancellable, on_fetched, fetch);
 }
 
-typedef struct {
-	gboolean done;
-	FeedChapterList *list;
-	GError *error;
-} SyncState;
-
 static void
 on_sync_done(FeedChapterList *list, const GError *error, gpointer data)
 {
-	SyncState *state = data;
+	feed_sync_state_done(data, error,
+	                     error == NULL ? feed_chapter_list_ref(list)
+	                                   : NULL);
+}
 
-	state->done = TRUE;
-	if (error != NULL)
-		state->error = g_error_copy(error);
-	else
-		state->list = feed_chapter_list_ref(list);
+static void
+start_sync(FeedFetcher *fetcher, SyncState *state)
+{
+	feed_fetcher_fetch_chapters(fetcher, state->request, state->cancellable,
+	                            on_sync_done, state);
 }
 
 FeedChapterList *
 feed_chapters_fetch_sync(const char *url, GCancellable *cancellable,
                          GError **error)
 {
-	GMainContext *context;
-	FeedFetcher *fetcher;
-	SyncState state = { FALSE, NULL, NULL };
+	SyncState state = { url, cancellable, start_sync };
 
 	g_return_val_if_fail(url != NULL, NULL);
 	g_return_val_if_fail(error == NULL || *error == NULL, NULL);
 
-	context = g_main_context_new();
-	g_main_context_push_thread_default(context);
-	fetcher = feed_fetcher_new(context);
-	feed_fetcher_fetch_chapters(fetcher, url, cancellable, on_sync_done,
-	                            &state);
-	while (!state.done)
-		g_main_context_iteration(context, TRUE);
-	feed_fetcher_free(fetcher);
-	g_main_context_pop_thread_default(context);
-	g_main_context_unref(context);
-	if (state.error != NULL) {
-		g_propagate_error(error, state.error);
-		return NULL;
-	}
-	return state.list;
+	return feed_fetcher_run_sync(&state, error);
 }

@@ -36,16 +36,10 @@ typedef struct {
 	guint64 max_size; /* bytes */
 	Partial partial;
 
-	char *url;           /* of the transfer under way or next */
-	char *host;          /* url's host and port, for the per-host limit */
-	char *auth_host;     /* the only host credentials go to; NULL: none */
-	char *username;      /* NULL for none */
-	char *password;      /* NULL for none */
-	GHashTable *visited; /* URLs since the request's own, to catch loops */
-	guint redirects;     /* since the request's own URL */
-	gboolean started;    /* the first transfer has been made */
-	guint resumes;       /* transfers after a cut or a wrong range */
-	gboolean restart;    /* the next transfer asks for the whole file */
+	Route route;      /* from the request's own URL, again after a resume */
+	gboolean started; /* the first transfer has been made */
+	guint resumes;    /* transfers after a cut or a wrong range */
+	gboolean restart; /* the next transfer asks for the whole file */
 
 	/* What is asked for, and what the file is. */
 	guint64 offset;   /* where this transfer's Range starts; 0: none */
@@ -90,15 +84,8 @@ feed_download_new(FeedFetcher *fetcher, const FeedDownloadRequest *request,
 	d->max_size = request->max_size != 0 ? request->max_size
 	                                     : FEED_DOWNLOAD_DEFAULT_MAX_SIZE;
 	feed_partial_init(&d->partial, request->path);
-	d->url = g_strdup(request->url);
-	d->host = feed_transfer_host_of(d->url);
-	d->visited =
-	        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	feed_transfer_credentials(request->url, request->username,
-	                          request->password, &d->username,
-	                          &d->password);
-	if (d->username != NULL)
-		d->auth_host = g_strdup(d->host);
+	feed_route_init(&d->route, request->url, request->username,
+	                request->password, "file");
 	return &d->job;
 }
 
@@ -135,14 +122,7 @@ download_free(Download *d)
 	feed_partial_clear(&d->partial);
 	feed_download_request_free(d->request);
 	feed_download_result_unref(d->result);
-	g_free(d->url);
-	g_free(d->host);
-	g_free(d->auth_host);
-	g_free(d->username);
-	if (d->password != NULL)
-		memset(d->password, 0, strlen(d->password));
-	g_free(d->password);
-	g_hash_table_unref(d->visited);
+	feed_route_clear(&d->route);
 	g_free(d->validator);
 	g_free(d);
 }
@@ -150,7 +130,7 @@ download_free(Download *d)
 static const char *
 download_get_host(const Job *job)
 {
-	return ((const Download *)job)->host;
+	return ((const Download *)job)->route.host;
 }
 
 static CURL *
@@ -166,7 +146,7 @@ complete(Download *d, GError *error)
 	FeedDownloadResult *result = d->result;
 
 	g_free(result->final_url);
-	result->final_url = g_strdup(d->url);
+	result->final_url = g_strdup(d->route.url);
 	result->size = d->partial.size;
 	d->callback(result, error, d->user_data);
 	g_clear_error(&error);
@@ -194,15 +174,6 @@ download_job_fail(Job *job, GError *error)
 	fail_with((Download *)job, error, FALSE);
 }
 
-static G_GNUC_PRINTF(3, 0) GError *new_error(Download *d, FeedError code,
-                                             const char *format, va_list args)
-{
-	g_autofree char *message = g_strdup_vprintf(format, args);
-
-	return g_error_new(FEED_ERROR, code, "%s: %s", d->request->url,
-	                   message);
-}
-
 static G_GNUC_PRINTF(3, 4) void fail(Download *d, FeedError code,
                                      const char *format, ...)
 {
@@ -210,7 +181,7 @@ static G_GNUC_PRINTF(3, 4) void fail(Download *d, FeedError code,
 	GError *error;
 
 	va_start(args, format);
-	error = new_error(d, code, format, args);
+	error = feed_route_error_valist(&d->route, code, format, args);
 	va_end(args);
 	fail_with(d, error, FALSE);
 }
@@ -227,7 +198,8 @@ static G_GNUC_PRINTF(4, 5) gboolean
 
 	if (d->body_error == NULL) {
 		va_start(args, format);
-		d->body_error = new_error(d, code, format, args);
+		d->body_error =
+		        feed_route_error_valist(&d->route, code, format, args);
 		va_end(args);
 		d->discard = discard;
 	}
@@ -303,21 +275,6 @@ is_file_url(const char *url)
 	return g_ascii_strncasecmp(url, "file:", 5) == 0;
 }
 
-/* The request's own URL may be a file; a redirect's never. */
-static gboolean
-scheme_allowed(Download *d)
-{
-	g_autofree char *scheme = g_uri_parse_scheme(d->url);
-
-	if (scheme == NULL)
-		return FALSE;
-	if (g_ascii_strcasecmp(scheme, "http") == 0 ||
-	    g_ascii_strcasecmp(scheme, "https") == 0)
-		return TRUE;
-	return d->redirects == 0 && g_ascii_strcasecmp(scheme, "file") == 0 &&
-	       (d->request->flags & FEED_FETCH_ALLOW_FILE);
-}
-
 /*
  * A partial file of the same URL, with a validator, is asked for from its
  * end; anything else there is replaced once a body comes.
@@ -327,7 +284,7 @@ look_for_partial(Download *d)
 {
 	PartialInfo info = { 0 };
 
-	if (is_file_url(d->url) ||
+	if (is_file_url(d->route.url) ||
 	    !feed_partial_find(&d->partial, d->request->url, &info))
 		return;
 	d->offset = d->partial.size;
@@ -346,20 +303,18 @@ static CURL *
 download_start_transfer(Job *job)
 {
 	Download *d = (Download *)job;
+	gboolean allow_file = (d->request->flags & FEED_FETCH_ALLOW_FILE) != 0;
+	GError *error = NULL;
 	CURL *easy;
 
 	if (!d->started) {
 		d->started = TRUE;
 		look_for_partial(d);
 	}
-	if (!scheme_allowed(d)) {
-		if (d->redirects == 0)
-			fail(d, FEED_ERROR_SCHEME,
-			     "only http and https URLs are downloaded");
-		else
-			fail(d, FEED_ERROR_SCHEME,
-			     "redirected to %s, which is not http or https",
-			     d->url);
+	/* After a resume the request's own URL is asked again. */
+	if (!feed_route_check_scheme(&d->route, d->route.redirects == 0,
+	                             allow_file, "downloaded", &error)) {
+		fail_with(d, error, FALSE);
 		return NULL;
 	}
 	if (d->restart) {
@@ -368,10 +323,10 @@ download_start_transfer(Job *job)
 		g_clear_pointer(&d->validator, g_free);
 	}
 	reset_response(d);
-	g_hash_table_add(d->visited, g_strdup(d->url));
+	feed_route_visit(&d->route);
 
-	easy = feed_transfer_new_easy(job->fetcher, job, d->url,
-	                              is_file_url(d->url), d->curl_error);
+	easy = feed_transfer_new_easy(job->fetcher, job, d->route.url,
+	                              is_file_url(d->route.url), d->curl_error);
 	d->easy = easy;
 	/*
 	 * No Accept-Encoding: ranges count bytes of the file as it is, and
@@ -392,11 +347,7 @@ download_start_transfer(Job *job)
 		                                      d->validator);
 	}
 	curl_easy_setopt(easy, CURLOPT_HTTPHEADER, d->headers);
-	if (d->auth_host != NULL && strcmp(d->auth_host, d->host) == 0) {
-		curl_easy_setopt(easy, CURLOPT_USERNAME, d->username);
-		if (d->password != NULL)
-			curl_easy_setopt(easy, CURLOPT_PASSWORD, d->password);
-	}
+	feed_route_authorize(&d->route, easy);
 	return easy;
 }
 
@@ -428,7 +379,7 @@ on_header(char *data, size_t size, size_t n, void *user_data)
 static guint
 effective_status(const Download *d)
 {
-	return is_file_url(d->url) ? 200 : d->status;
+	return is_file_url(d->route.url) ? 200 : d->status;
 }
 
 /*
@@ -479,7 +430,7 @@ accept_response(Download *d)
 			length = 0;
 		d->total = length;
 		g_free(d->validator);
-		d->validator = is_file_url(d->url)
+		d->validator = is_file_url(d->route.url)
 		                       ? NULL
 		                       : g_strdup(feed_download_pick_validator(
 		                                 d->etag, d->last_modified));
@@ -581,38 +532,6 @@ on_body(char *data, size_t size, size_t n, void *user_data)
 	}
 }
 
-static void
-curl_failed(Download *d, CURLcode code)
-{
-	const char *detail = d->curl_error[0] != '\0'
-	                             ? d->curl_error
-	                             : curl_easy_strerror(code);
-
-	switch (code) {
-	case CURLE_OPERATION_TIMEDOUT:
-		fail(d, FEED_ERROR_TIMEOUT, "timed out: %s", detail);
-		break;
-	case CURLE_UNSUPPORTED_PROTOCOL:
-		fail(d, FEED_ERROR_SCHEME, "%s", detail);
-		break;
-	case CURLE_PARTIAL_FILE:
-		fail(d, FEED_ERROR_NETWORK,
-		     "truncated: the connection closed before the whole file "
-		     "came (%s)",
-		     detail);
-		break;
-	case CURLE_URL_MALFORMAT:
-		fail(d, FEED_ERROR_FAILED, "not a valid URL (%s)", detail);
-		break;
-	case CURLE_FILE_COULDNT_READ_FILE:
-		fail(d, FEED_ERROR_IO, "%s", detail);
-		break;
-	default:
-		fail(d, FEED_ERROR_NETWORK, "%s", detail);
-		break;
-	}
-}
-
 /* A transfer cut mid-body, after which the rest may be asked for. */
 static gboolean
 is_cut(CURLcode code)
@@ -634,12 +553,7 @@ static void
 back_to_start(Download *d)
 {
 	feed_partial_close(&d->partial);
-	g_free(d->url);
-	d->url = g_strdup(d->request->url);
-	g_free(d->host);
-	d->host = feed_transfer_host_of(d->url);
-	d->redirects = 0;
-	g_hash_table_remove_all(d->visited);
+	feed_route_restart(&d->route);
 }
 
 /*
@@ -657,34 +571,6 @@ resume_after_cut(Download *d, CURLcode code)
 	d->resumes++;
 	d->offset = d->partial.size;
 	back_to_start(d);
-	return TRUE;
-}
-
-/* Moves on to @location; FALSE when the download failed instead. */
-static gboolean
-follow_redirect(Download *d, guint status, const char *location)
-{
-	FeedFetcher *fetcher = d->job.fetcher;
-
-	if (location == NULL) {
-		fail(d, FEED_ERROR_REDIRECT,
-		     "HTTP %u redirect without a Location", status);
-		return FALSE;
-	}
-	if (++d->redirects > fetcher->max_redirects) {
-		fail(d, FEED_ERROR_REDIRECT, "more than %u redirects",
-		     fetcher->max_redirects);
-		return FALSE;
-	}
-	if (g_hash_table_contains(d->visited, location)) {
-		fail(d, FEED_ERROR_REDIRECT, "redirects loop back to %s",
-		     location);
-		return FALSE;
-	}
-	g_free(d->url);
-	d->url = g_strdup(location);
-	g_free(d->host);
-	d->host = feed_transfer_host_of(d->url);
 	return TRUE;
 }
 
@@ -750,9 +636,8 @@ range_not_satisfiable(Download *d)
 	ContentRange range;
 
 	if (d->offset == 0) {
-		fail(d, FEED_ERROR_HTTP, "HTTP 416%s%s",
-		     d->reason != NULL ? " " : "",
-		     d->reason != NULL ? d->reason : "");
+		fail_with(d, feed_route_http_error(&d->route, 416, d->reason),
+		          FALSE);
 		return FALSE;
 	}
 	if (d->content_range != NULL &&
@@ -796,6 +681,7 @@ download_transfer_done(Job *job, CURLcode code)
 	Download *d = (Download *)job;
 	g_autofree char *location = NULL;
 	const char *redirect = NULL;
+	GError *error = NULL;
 	long status = 0;
 	guint effective;
 
@@ -814,30 +700,23 @@ download_transfer_done(Job *job, CURLcode code)
 	if (code != CURLE_OK) {
 		if (resume_after_cut(d, code))
 			return TRUE;
-		curl_failed(d, code);
+		fail_with(d,
+		          feed_route_curl_error(&d->route, code, d->curl_error),
+		          FALSE);
 		return FALSE;
 	}
-	switch (status) {
-	case 301:
-	case 302:
-	case 303:
-	case 307:
-	case 308:
-		return follow_redirect(d, (guint)status, location);
-	case 410:
-		fail(d, FEED_ERROR_GONE,
-		     "HTTP 410 Gone: the file was removed for good");
-		return FALSE;
-	case 416:
+	if (status == 416)
 		return range_not_satisfiable(d);
-	default:
-		break;
-	}
-	if (effective < 200 || effective >= 300) {
-		fail(d, FEED_ERROR_HTTP, "HTTP %ld%s%s", status,
-		     d->reason != NULL ? " " : "",
-		     d->reason != NULL ? d->reason : "");
+	switch (feed_route_step(&d->route, job->fetcher->max_redirects, status,
+	                        d->reason, location,
+	                        effective >= 200 && effective < 300, &error)) {
+	case ROUTE_REDIRECTED:
+		return TRUE;
+	case ROUTE_FAILED:
+		fail_with(d, error, FALSE);
 		return FALSE;
+	case ROUTE_BODY:
+		break;
 	}
 	finish(d);
 	return FALSE;
@@ -866,48 +745,29 @@ feed_fetcher_download(FeedFetcher *fetcher, const FeedDownloadRequest *request,
 	                                       callback, user_data));
 }
 
-typedef struct {
-	gboolean done;
-	FeedDownloadResult *result;
-	GError *error;
-} SyncState;
-
 static void
 on_sync_done(FeedDownloadResult *result, const GError *error, gpointer data)
 {
-	SyncState *state = data;
+	feed_sync_state_done(data, error,
+	                     error == NULL ? feed_download_result_ref(result)
+	                                   : NULL);
+}
 
-	state->done = TRUE;
-	if (error != NULL)
-		state->error = g_error_copy(error);
-	else
-		state->result = feed_download_result_ref(result);
+static void
+start_sync(FeedFetcher *fetcher, SyncState *state)
+{
+	feed_fetcher_download(fetcher, state->request, state->cancellable,
+	                      on_sync_done, state);
 }
 
 FeedDownloadResult *
 feed_download_sync(const FeedDownloadRequest *request,
                    GCancellable *cancellable, GError **error)
 {
-	GMainContext *context;
-	FeedFetcher *fetcher;
-	SyncState state = { FALSE, NULL, NULL };
+	SyncState state = { request, cancellable, start_sync };
 
 	g_return_val_if_fail(request != NULL, NULL);
 	g_return_val_if_fail(error == NULL || *error == NULL, NULL);
 
-	context = g_main_context_new();
-	g_main_context_push_thread_default(context);
-	fetcher = feed_fetcher_new(context);
-	feed_fetcher_download(fetcher, request, cancellable, on_sync_done,
-	                      &state);
-	while (!state.done)
-		g_main_context_iteration(context, TRUE);
-	feed_fetcher_free(fetcher);
-	g_main_context_pop_thread_default(context);
-	g_main_context_unref(context);
-	if (state.error != NULL) {
-		g_propagate_error(error, state.error);
-		return NULL;
-	}
-	return state.result;
+	return feed_fetcher_run_sync(&state, error);
 }

@@ -41,14 +41,7 @@ struct Fetch {
 	gint64 started; /* monotonic microseconds */
 	gint64 begun;   /* its first transfer's start, the same; 0: not yet */
 
-	char *url;           /* of the transfer under way or next */
-	char *host;          /* url's host and port, for the per-host limit */
-	char *auth_host;     /* the only host credentials go to; NULL: none */
-	char *username;      /* NULL for none */
-	char *password;      /* NULL for none */
-	GHashTable *visited; /* URLs of this fetch, to catch loops */
-	guint redirects;
-	gboolean temporary;  /* a redirect on the way was not 301/308 */
+	Route route;         /* its URLs visited: pages and feeds too */
 	gboolean discovered; /* a page's feed link has been followed */
 	gboolean first;      /* the next transfer is the first */
 	guint pages;         /* pages followed after the first */
@@ -91,10 +84,8 @@ feed_fetch_new(FeedFetcher *fetcher, const FeedFetchRequest *request,
 	fetch->user_data = user_data;
 	fetch->result = feed_fetch_result_new(request->url);
 	fetch->started = g_get_monotonic_time();
-	fetch->url = g_strdup(request->url);
-	fetch->host = feed_transfer_host_of(fetch->url);
-	fetch->visited =
-	        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	feed_route_init(&fetch->route, request->url, request->username,
+	                request->password, "feed");
 	fetch->first = TRUE;
 	if (request->episode_func == NULL)
 		fetch->episodes = g_ptr_array_new_with_free_func(
@@ -102,12 +93,6 @@ feed_fetch_new(FeedFetcher *fetcher, const FeedFetchRequest *request,
 	if (request->flags & FEED_FETCH_FOLLOW_PAGES)
 		fetch->guids = g_hash_table_new_full(g_str_hash, g_str_equal,
 		                                     g_free, NULL);
-
-	feed_transfer_credentials(request->url, request->username,
-	                          request->password, &fetch->username,
-	                          &fetch->password);
-	if (fetch->username != NULL)
-		fetch->auth_host = g_strdup(fetch->host);
 	return &fetch->job;
 }
 
@@ -143,14 +128,7 @@ fetch_free(Fetch *fetch)
 	reset_response(fetch);
 	feed_fetch_request_free(fetch->request);
 	feed_fetch_result_unref(fetch->result);
-	g_free(fetch->url);
-	g_free(fetch->host);
-	g_free(fetch->auth_host);
-	g_free(fetch->username);
-	if (fetch->password != NULL)
-		memset(fetch->password, 0, strlen(fetch->password));
-	g_free(fetch->password);
-	g_hash_table_unref(fetch->visited);
+	feed_route_clear(&fetch->route);
 	g_clear_pointer(&fetch->channel, feed_channel_unref);
 	g_clear_pointer(&fetch->episodes, g_ptr_array_unref);
 	g_clear_pointer(&fetch->guids, g_hash_table_unref);
@@ -162,7 +140,7 @@ fetch_get_host(const Job *job)
 {
 	const Fetch *fetch = (const Fetch *)job;
 
-	return fetch->host;
+	return fetch->route.host;
 }
 
 static CURL *
@@ -199,28 +177,13 @@ fetch_job_fail(Job *job, GError *error)
 static G_GNUC_PRINTF(3, 4) void fail(Fetch *fetch, FeedError code,
                                      const char *format, ...)
 {
-	g_autofree char *message = NULL;
 	va_list args;
+	GError *error;
 
 	va_start(args, format);
-	message = g_strdup_vprintf(format, args);
+	error = feed_route_error_valist(&fetch->route, code, format, args);
 	va_end(args);
-	fetch_fail(fetch, g_error_new(FEED_ERROR, code, "%s: %s",
-	                              fetch->request->url, message));
-}
-
-static gboolean
-scheme_allowed(Fetch *fetch, const char *url)
-{
-	g_autofree char *scheme = g_uri_parse_scheme(url);
-
-	if (scheme == NULL)
-		return FALSE;
-	if (g_ascii_strcasecmp(scheme, "http") == 0 ||
-	    g_ascii_strcasecmp(scheme, "https") == 0)
-		return TRUE;
-	return fetch->first && g_ascii_strcasecmp(scheme, "file") == 0 &&
-	       (fetch->request->flags & FEED_FETCH_ALLOW_FILE);
+	fetch_fail(fetch, error);
 }
 
 static size_t
@@ -236,6 +199,8 @@ fetch_start_transfer(Job *job)
 	FeedFetcher *fetcher = fetch->job.fetcher;
 	const FeedFetchRequest *request = fetch->request;
 	gint64 now = g_get_monotonic_time();
+	gboolean allow_file = (request->flags & FEED_FETCH_ALLOW_FILE) != 0;
+	GError *error = NULL;
 	gint64 spent;
 	long left;
 	CURL *easy;
@@ -249,14 +214,9 @@ fetch_start_transfer(Job *job)
 	spent = (now - fetch->begun) / G_USEC_PER_SEC;
 	left = (long)fetcher->total_timeout - (long)spent;
 
-	if (!scheme_allowed(fetch, fetch->url)) {
-		if (fetch->first)
-			fail(fetch, FEED_ERROR_SCHEME,
-			     "only http and https URLs are fetched");
-		else
-			fail(fetch, FEED_ERROR_SCHEME,
-			     "redirected to %s, which is not http or https",
-			     fetch->url);
+	if (!feed_route_check_scheme(&fetch->route, fetch->first, allow_file,
+	                             "fetched", &error)) {
+		fetch_fail(fetch, error);
 		return NULL;
 	}
 	if (left <= 0) {
@@ -266,12 +226,11 @@ fetch_start_transfer(Job *job)
 	}
 	fetch->first = FALSE;
 	reset_response(fetch);
-	g_hash_table_add(fetch->visited, g_strdup(fetch->url));
+	feed_route_visit(&fetch->route);
 
 	easy = feed_transfer_new_easy(
-	        fetcher, job, fetch->url,
-	        (request->flags & FEED_FETCH_ALLOW_FILE) &&
-	                g_str_has_prefix(fetch->url, "file:"),
+	        fetcher, job, fetch->route.url,
+	        allow_file && g_str_has_prefix(fetch->route.url, "file:"),
 	        fetch->curl_error);
 	fetch->easy = easy;
 	curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
@@ -293,13 +252,7 @@ fetch_start_transfer(Job *job)
 			        request->last_modified);
 	}
 	curl_easy_setopt(easy, CURLOPT_HTTPHEADER, fetch->headers);
-	if (fetch->auth_host != NULL &&
-	    strcmp(fetch->auth_host, fetch->host) == 0) {
-		curl_easy_setopt(easy, CURLOPT_USERNAME, fetch->username);
-		if (fetch->password != NULL)
-			curl_easy_setopt(easy, CURLOPT_PASSWORD,
-			                 fetch->password);
-	}
+	feed_route_authorize(&fetch->route, easy);
 	return easy;
 }
 
@@ -426,12 +379,12 @@ on_body(char *data, size_t size, size_t n, void *user_data)
 	if (fetch->body == BODY_NONE) {
 		fetch->body = body_kind(fetch, data, length);
 		if (fetch->body == BODY_FEED) {
-			fetch->parser =
-			        feed_parser_new(fetch->url, on_episode, fetch);
+			fetch->parser = feed_parser_new(fetch->route.url,
+			                                on_episode, fetch);
 			feed_parser_set_max_size(fetch->parser,
 			                         fetch->job.fetcher->max_size);
 		} else if (fetch->body == BODY_PAGE) {
-			fetch->discover = feed_discover_new(fetch->url);
+			fetch->discover = feed_discover_new(fetch->route.url);
 		} else if (fetch->body == BODY_KEEP) {
 			fetch->kept = g_byte_array_new();
 		}
@@ -481,70 +434,6 @@ on_body(char *data, size_t size, size_t n, void *user_data)
 	return length;
 }
 
-static void
-curl_failed(Fetch *fetch, CURLcode code)
-{
-	const char *detail = fetch->curl_error[0] != '\0'
-	                             ? fetch->curl_error
-	                             : curl_easy_strerror(code);
-
-	switch (code) {
-	case CURLE_OPERATION_TIMEDOUT:
-		fail(fetch, FEED_ERROR_TIMEOUT, "timed out: %s", detail);
-		break;
-	case CURLE_UNSUPPORTED_PROTOCOL:
-		fail(fetch, FEED_ERROR_SCHEME, "%s", detail);
-		break;
-	case CURLE_PARTIAL_FILE:
-		/*
-		 * The parser repairs a cut document, so only this error tells
-		 * a truncated feed from a short one.
-		 */
-		fail(fetch, FEED_ERROR_NETWORK,
-		     "truncated: the connection closed before the whole feed "
-		     "came (%s)",
-		     detail);
-		break;
-	case CURLE_URL_MALFORMAT:
-		fail(fetch, FEED_ERROR_FAILED, "not a valid URL (%s)", detail);
-		break;
-	case CURLE_FILE_COULDNT_READ_FILE:
-		fail(fetch, FEED_ERROR_IO, "%s", detail);
-		break;
-	default:
-		fail(fetch, FEED_ERROR_NETWORK, "%s", detail);
-		break;
-	}
-}
-
-/* Moves on to @location; FALSE when the fetch failed instead. */
-static gboolean
-follow_redirect(Fetch *fetch, guint status, const char *location)
-{
-	if (location == NULL) {
-		fail(fetch, FEED_ERROR_REDIRECT,
-		     "HTTP %u redirect without a Location", status);
-		return FALSE;
-	}
-	if (++fetch->redirects > fetch->job.fetcher->max_redirects) {
-		fail(fetch, FEED_ERROR_REDIRECT, "more than %u redirects",
-		     fetch->job.fetcher->max_redirects);
-		return FALSE;
-	}
-	if (g_hash_table_contains(fetch->visited, location)) {
-		fail(fetch, FEED_ERROR_REDIRECT, "redirects loop back to %s",
-		     location);
-		return FALSE;
-	}
-	if (status != 301 && status != 308)
-		fetch->temporary = TRUE;
-	g_free(fetch->url);
-	fetch->url = g_strdup(location);
-	g_free(fetch->host);
-	fetch->host = feed_transfer_host_of(fetch->url);
-	return TRUE;
-}
-
 /* What the first page's response says, for the caller to keep. */
 static void
 record_response(Fetch *fetch)
@@ -552,8 +441,8 @@ record_response(Fetch *fetch)
 	FeedFetchResult *result = fetch->result;
 
 	g_free(result->final_url);
-	result->final_url = g_strdup(fetch->url);
-	result->moved = fetch->redirects > 0 && !fetch->temporary;
+	result->final_url = g_strdup(fetch->route.url);
+	result->moved = fetch->route.redirects > 0 && !fetch->route.temporary;
 	result->etag = g_strdup(fetch->etag);
 	result->last_modified = g_strdup(fetch->last_modified);
 	if (fetch->hash != NULL) {
@@ -579,10 +468,7 @@ follow_discovered(Fetch *fetch)
 	}
 	fetch->discovered = TRUE;
 	fetch->result->discovered_url = g_strdup(links[0]);
-	g_free(fetch->url);
-	fetch->url = g_strdup(links[0]);
-	g_free(fetch->host);
-	fetch->host = feed_transfer_host_of(fetch->url);
+	feed_route_move(&fetch->route, links[0]);
 	return TRUE;
 }
 
@@ -651,12 +537,9 @@ finish_feed(Fetch *fetch)
 	                                    : DEFAULT_MAX_PAGES;
 	if ((request->flags & FEED_FETCH_FOLLOW_PAGES) && next != NULL &&
 	    fetch->pages < max_pages &&
-	    !g_hash_table_contains(fetch->visited, next)) {
+	    !g_hash_table_contains(fetch->route.visited, next)) {
 		fetch->pages++;
-		g_free(fetch->url);
-		fetch->url = g_strdup(next);
-		g_free(fetch->host);
-		fetch->host = feed_transfer_host_of(fetch->url);
+		feed_route_move(&fetch->route, next);
 		if (page != fetch->channel)
 			feed_channel_unref(page);
 		return TRUE;
@@ -667,6 +550,24 @@ finish_feed(Fetch *fetch)
 	return FALSE;
 }
 
+/* A 304 to the conditional GET: the caller's copy is current. */
+static void
+finish_not_modified(Fetch *fetch)
+{
+	FeedFetchResult *result = fetch->result;
+
+	record_response(fetch);
+	/* A 304 need not repeat the validators: the caller's stand. */
+	if (result->etag == NULL)
+		result->etag = g_strdup(fetch->request->etag);
+	if (result->last_modified == NULL)
+		result->last_modified = g_strdup(fetch->request->last_modified);
+	g_free(result->content_hash);
+	result->content_hash = g_strdup(fetch->request->content_hash);
+	result->status = FEED_FETCH_NOT_MODIFIED;
+	complete(fetch, NULL);
+}
+
 static gboolean
 fetch_transfer_done(Job *job, CURLcode code)
 {
@@ -674,6 +575,7 @@ fetch_transfer_done(Job *job, CURLcode code)
 	FeedFetchResult *result = fetch->result;
 	g_autofree char *location = NULL;
 	const char *redirect = NULL;
+	GError *error = NULL;
 	curl_off_t size = 0;
 	long status = 0;
 
@@ -689,44 +591,26 @@ fetch_transfer_done(Job *job, CURLcode code)
 		return FALSE;
 	}
 	if (code != CURLE_OK) {
-		curl_failed(fetch, code);
+		fetch_fail(fetch, feed_route_curl_error(&fetch->route, code,
+		                                        fetch->curl_error));
 		return FALSE;
 	}
 	end_transfer(fetch);
-	switch (status) {
-	case 301:
-	case 302:
-	case 303:
-	case 307:
-	case 308:
-		return follow_redirect(fetch, (guint)status, location);
-	case 304:
-		if (fetch->pages > 0 || fetch->discovered)
-			break;
-		record_response(fetch);
-		/* A 304 need not repeat the validators: the caller's stand. */
-		if (result->etag == NULL)
-			result->etag = g_strdup(fetch->request->etag);
-		if (result->last_modified == NULL)
-			result->last_modified =
-			        g_strdup(fetch->request->last_modified);
-		g_free(result->content_hash);
-		result->content_hash = g_strdup(fetch->request->content_hash);
-		result->status = FEED_FETCH_NOT_MODIFIED;
-		complete(fetch, NULL);
+	/* Only the first page's own URL was asked conditionally. */
+	if (status == 304 && fetch->pages == 0 && !fetch->discovered) {
+		finish_not_modified(fetch);
 		return FALSE;
-	case 410:
-		fail(fetch, FEED_ERROR_GONE,
-		     "HTTP 410 Gone: the feed was removed for good");
-		return FALSE;
-	default:
-		break;
 	}
-	if (status >= 300) {
-		fail(fetch, FEED_ERROR_HTTP, "HTTP %ld%s%s", status,
-		     fetch->reason != NULL ? " " : "",
-		     fetch->reason != NULL ? fetch->reason : "");
+	switch (feed_route_step(
+	        &fetch->route, fetch->job.fetcher->max_redirects, status,
+	        fetch->reason, location, status < 300, &error)) {
+	case ROUTE_REDIRECTED:
+		return TRUE;
+	case ROUTE_FAILED:
+		fetch_fail(fetch, error);
 		return FALSE;
+	case ROUTE_BODY:
+		break;
 	}
 	if (fetch->request->keep_body_max != 0) {
 		finish_kept(fetch);

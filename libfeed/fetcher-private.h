@@ -6,6 +6,7 @@
 #ifndef FEED_FETCHER_PRIVATE_H
 #define FEED_FETCHER_PRIVATE_H
 
+#include "feed/error.h"
 #include "feed/fetcher.h"
 
 #include <curl/curl.h>
@@ -176,6 +177,113 @@ G_GNUC_INTERNAL
 gboolean
 feed_transfer_is_html_type(const char *content_type);
 
+/*
+ * Where a job's transfers go: the URL under way, the host credentials go
+ * to, and the redirects followed from the request's own URL (transfer.c).
+ */
+typedef struct {
+	const char *noun;    /* what errors call the body: "feed", "file" */
+	char *origin;        /* the request's own URL; errors name it */
+	char *url;           /* of the transfer under way or next */
+	char *host;          /* url's host and port, for the per-host limit */
+	char *auth_host;     /* the only host credentials go to; NULL: none */
+	char *username;      /* NULL for none */
+	char *password;      /* NULL for none */
+	GHashTable *visited; /* URLs since the origin, to catch loops */
+	guint redirects;     /* followed since the origin */
+	gboolean temporary;  /* a redirect on the way was not 301/308 */
+} Route;
+
+/* What a response's status means for the job, once its transfer ended. */
+typedef enum {
+	ROUTE_BODY,       /* a success: the job reads what came */
+	ROUTE_REDIRECTED, /* the route moved on: another transfer follows */
+	ROUTE_FAILED,     /* the job fails with the error given */
+} RouteStep;
+
+/*
+ * Starts @route at @url, with the credentials feed_transfer_credentials()
+ * gives for it; @noun is a static string.
+ */
+G_GNUC_INTERNAL
+void
+feed_route_init(Route *route, const char *url, const char *username,
+                const char *password, const char *noun);
+
+/* Frees what @route holds, the password wiped first. */
+G_GNUC_INTERNAL
+void
+feed_route_clear(Route *route);
+
+/* Sends the next transfer to @url (a page, a discovered feed). */
+G_GNUC_INTERNAL
+void
+feed_route_move(Route *route, const char *url);
+
+/* Goes back to the origin, as if no redirect had been followed. */
+G_GNUC_INTERNAL
+void
+feed_route_restart(Route *route);
+
+/* Notes the URL under way as visited: a redirect back to it is a loop. */
+G_GNUC_INTERNAL
+void
+feed_route_visit(Route *route);
+
+/* A new error, its message `ORIGIN: ` and then @format's. */
+G_GNUC_INTERNAL
+GError *
+feed_route_error(const Route *route, FeedError code, const char *format, ...)
+        G_GNUC_PRINTF(3, 4);
+
+G_GNUC_INTERNAL
+GError *
+feed_route_error_valist(const Route *route, FeedError code, const char *format,
+                        va_list args) G_GNUC_PRINTF(3, 0);
+
+/*
+ * Tells whether the URL under way may be transferred: http and https,
+ * and a file URL when @first (the request's own URL) and @allow_file.
+ * Else FALSE with #FEED_ERROR_SCHEME set; @verb ("fetched") tells what
+ * is done with URLs.
+ */
+G_GNUC_INTERNAL
+gboolean
+feed_route_check_scheme(const Route *route, gboolean first, gboolean allow_file,
+                        const char *verb, GError **error);
+
+/* Gives @easy the credentials when its host is the one they are for. */
+G_GNUC_INTERNAL
+void
+feed_route_authorize(const Route *route, CURL *easy);
+
+/*
+ * The error of a transfer that curl ended with @code; @error_buffer is
+ * the transfer's CURLOPT_ERRORBUFFER.
+ */
+G_GNUC_INTERNAL
+GError *
+feed_route_curl_error(const Route *route, CURLcode code,
+                      const char *error_buffer);
+
+/* #FEED_ERROR_HTTP: `HTTP STATUS REASON`; @reason is nullable. */
+G_GNUC_INTERNAL
+GError *
+feed_route_http_error(const Route *route, long status, const char *reason);
+
+/*
+ * The redirect-and-status step after a transfer that curl completed:
+ * follows a redirect to @location (nullable) within @max_redirects and
+ * without a loop, or fails for 410 and, unless @success, any other status
+ * (with its @reason, nullable). A status the job reads for itself (304,
+ * 416) it handles before this step.
+ */
+G_GNUC_INTERNAL
+RouteStep
+feed_route_step(Route *route, guint max_redirects, long status,
+                const char *reason, const char *location, gboolean success,
+                GError **error);
+
 /* fetcher.c */
 
 /*
@@ -199,5 +307,37 @@ feed_job_clear(Job *job);
 G_GNUC_INTERNAL
 void
 feed_fetcher_add_job(FeedFetcher *fetcher, Job *job);
+
+/*
+ * A job run to its end as a blocking call, for the *_sync() functions:
+ * its callback hands what it gave to feed_sync_state_done().
+ */
+typedef struct SyncState SyncState;
+
+struct SyncState {
+	gconstpointer request;     /* the job's request (or URL), borrowed */
+	GCancellable *cancellable; /* NULL when none */
+	/* Queues the job on @fetcher with a callback that is given @state. */
+	void (*start)(FeedFetcher *fetcher, SyncState *state);
+	gboolean done;
+	gpointer result; /* a reference to the job's result; NULL: none */
+	GError *error;   /* NULL unless the job failed */
+};
+
+/*
+ * Runs @state's job on a fetcher and a main context of their own until it
+ * calls back. Returns its result, or NULL with @error set.
+ */
+G_GNUC_INTERNAL
+gpointer
+feed_fetcher_run_sync(SyncState *state, GError **error);
+
+/*
+ * For the job's callback: keeps @error (copied) or else @result (a
+ * reference, taken), and ends feed_fetcher_run_sync().
+ */
+G_GNUC_INTERNAL
+void
+feed_sync_state_done(SyncState *state, const GError *error, gpointer result);
 
 #endif

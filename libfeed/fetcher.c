@@ -429,46 +429,60 @@ feed_job_clear(Job *job)
 	g_clear_object(&job->cancellable);
 }
 
-typedef struct {
-	gboolean done;
-	FeedFetchResult *result;
-	GError *error;
-} SyncState;
-
-static void
-on_sync_done(FeedFetchResult *result, const GError *error, gpointer data)
+gpointer
+feed_fetcher_run_sync(SyncState *state, GError **error)
 {
-	SyncState *state = data;
+	GMainContext *context = g_main_context_new();
+	FeedFetcher *fetcher;
 
+	g_main_context_push_thread_default(context);
+	fetcher = feed_fetcher_new(context);
+	state->start(fetcher, state);
+	while (!state->done)
+		g_main_context_iteration(context, TRUE);
+	feed_fetcher_free(fetcher);
+	g_main_context_pop_thread_default(context);
+	g_main_context_unref(context);
+	if (state->error != NULL) {
+		g_propagate_error(error, state->error);
+		return NULL;
+	}
+	return state->result;
+}
+
+void
+feed_sync_state_done(SyncState *state, const GError *error, gpointer result)
+{
 	state->done = TRUE;
 	if (error != NULL)
 		state->error = g_error_copy(error);
 	else
-		state->result = feed_fetch_result_ref(result);
+		state->result = result;
+}
+
+static void
+on_sync_done(FeedFetchResult *result, const GError *error, gpointer data)
+{
+	feed_sync_state_done(data, error,
+	                     error == NULL ? feed_fetch_result_ref(result)
+	                                   : NULL);
+}
+
+static void
+start_sync(FeedFetcher *fetcher, SyncState *state)
+{
+	feed_fetcher_fetch(fetcher, state->request, state->cancellable,
+	                   on_sync_done, state);
 }
 
 FeedFetchResult *
 feed_fetch_sync(const FeedFetchRequest *request, GCancellable *cancellable,
                 GError **error)
 {
-	GMainContext *context = g_main_context_new();
-	FeedFetcher *fetcher;
-	SyncState state = { FALSE, NULL, NULL };
+	SyncState state = { request, cancellable, start_sync };
 
 	g_return_val_if_fail(request != NULL, NULL);
 	g_return_val_if_fail(error == NULL || *error == NULL, NULL);
 
-	g_main_context_push_thread_default(context);
-	fetcher = feed_fetcher_new(context);
-	feed_fetcher_fetch(fetcher, request, cancellable, on_sync_done, &state);
-	while (!state.done)
-		g_main_context_iteration(context, TRUE);
-	feed_fetcher_free(fetcher);
-	g_main_context_pop_thread_default(context);
-	g_main_context_unref(context);
-	if (state.error != NULL) {
-		g_propagate_error(error, state.error);
-		return NULL;
-	}
-	return state.result;
+	return feed_fetcher_run_sync(&state, error);
 }

@@ -1,6 +1,7 @@
 /*
  * The push parser's state, shared by the SAX plumbing (parser.c) and the
- * rules that give each element its meaning (elements.c).
+ * rules that give each element its meaning (elements.c and the
+ * elements-*.c beside it, see elements-private.h).
  */
 #ifndef FEED_PARSER_PRIVATE_H
 #define FEED_PARSER_PRIVATE_H
@@ -202,7 +203,7 @@ typedef enum {
 
 /* Attribute values a text element keeps until its end. */
 typedef struct {
-	char *a; /* role-dependent, see elements.c */
+	char *a; /* role-dependent, see elements-attributes.c */
 	char *b;
 	char *c;
 	char *d;
@@ -260,7 +261,7 @@ struct FeedParser {
 	gsize handed;             /* bytes handed to libxml2 so far */
 };
 
-/* elements.c */
+/* elements.c: which element means what. */
 G_GNUC_INTERNAL
 Namespace
 feed_parser_classify_namespace(const xmlChar *uri, const xmlChar *prefix);
@@ -279,16 +280,19 @@ G_GNUC_INTERNAL
 gboolean
 feed_parser_role_wants_text(Role role);
 
+/* elements-attributes.c */
 G_GNUC_INTERNAL
 void
 feed_parser_start_role(FeedParser *parser, Role role, const Frame *frame,
                        const Attributes *attrs);
 
+/* elements-text.c */
 G_GNUC_INTERNAL
 void
 feed_parser_end_role(FeedParser *parser, Role role, const Frame *frame,
                      const char *text);
 
+/* elements-fallbacks.c */
 G_GNUC_INTERNAL
 void
 feed_parser_finish_channel(FeedParser *parser);

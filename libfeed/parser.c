@@ -1,7 +1,7 @@
 /*
  * The push parser's plumbing: libxml2's SAX2 push interface, the stack of
  * open elements with their xml:base, text capture, entities and errors.
- * What each element means is in elements.c.
+ * What each element means is in elements.c and elements-*.c.
  */
 #include "feed/error.h"
 #include "parser-private.h"

@@ -1,8 +1,12 @@
 /*
  * What every transfer of the fetcher shares, a feed's or a download's:
  * the curl settings that carry its rules (schemes, no redirect followed by
- * curl, timeouts, the CA bundle), credentials, and reading headers.
+ * curl, timeouts, the CA bundle), credentials, reading headers, and the
+ * route from the request's URL through its redirects: the scheme each hop
+ * may have, the step from a response's status to the next hop or to an
+ * error, and the messages of those errors.
  */
+#include "feed/error.h"
 #include "fetcher-private.h"
 
 #include <string.h>
@@ -131,4 +135,229 @@ feed_transfer_is_html_type(const char *content_type)
 	       (g_ascii_strncasecmp(content_type, "text/html", 9) == 0 ||
 	        g_ascii_strncasecmp(content_type, "application/xhtml+xml",
 	                            21) == 0);
+}
+
+void
+feed_route_init(Route *route, const char *url, const char *username,
+                const char *password, const char *noun)
+{
+	route->noun = noun;
+	route->origin = g_strdup(url);
+	route->url = g_strdup(url);
+	route->host = feed_transfer_host_of(url);
+	route->visited =
+	        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	feed_transfer_credentials(url, username, password, &route->username,
+	                          &route->password);
+	if (route->username != NULL)
+		route->auth_host = g_strdup(route->host);
+}
+
+void
+feed_route_clear(Route *route)
+{
+	g_free(route->origin);
+	g_free(route->url);
+	g_free(route->host);
+	g_free(route->auth_host);
+	g_free(route->username);
+	if (route->password != NULL)
+		memset(route->password, 0, strlen(route->password));
+	g_free(route->password);
+	g_clear_pointer(&route->visited, g_hash_table_unref);
+	*route = (Route){ 0 };
+}
+
+void
+feed_route_move(Route *route, const char *url)
+{
+	char *copy = g_strdup(url); /* @url may be the route's own */
+
+	g_free(route->url);
+	route->url = copy;
+	g_free(route->host);
+	route->host = feed_transfer_host_of(route->url);
+}
+
+void
+feed_route_restart(Route *route)
+{
+	feed_route_move(route, route->origin);
+	route->redirects = 0;
+	route->temporary = FALSE;
+	g_hash_table_remove_all(route->visited);
+}
+
+GError *
+feed_route_error_valist(const Route *route, FeedError code, const char *format,
+                        va_list args)
+{
+	g_autofree char *message = g_strdup_vprintf(format, args);
+
+	return g_error_new(FEED_ERROR, code, "%s: %s", route->origin, message);
+}
+
+GError *
+feed_route_error(const Route *route, FeedError code, const char *format, ...)
+{
+	va_list args;
+	GError *error;
+
+	va_start(args, format);
+	error = feed_route_error_valist(route, code, format, args);
+	va_end(args);
+	return error;
+}
+
+gboolean
+feed_route_check_scheme(const Route *route, gboolean first, gboolean allow_file,
+                        const char *verb, GError **error)
+{
+	g_autofree char *scheme = g_uri_parse_scheme(route->url);
+
+	if (scheme != NULL && (g_ascii_strcasecmp(scheme, "http") == 0 ||
+	                       g_ascii_strcasecmp(scheme, "https") == 0))
+		return TRUE;
+	/* The request's own URL may be a file; a redirect's never. */
+	if (scheme != NULL && first && allow_file &&
+	    g_ascii_strcasecmp(scheme, "file") == 0)
+		return TRUE;
+	if (first)
+		g_propagate_error(
+		        error,
+		        feed_route_error(route, FEED_ERROR_SCHEME,
+		                         "only http and https URLs are %s",
+		                         verb));
+	else
+		g_propagate_error(
+		        error,
+		        feed_route_error(route, FEED_ERROR_SCHEME,
+		                         "redirected to %s, which is not http "
+		                         "or https",
+		                         route->url));
+	return FALSE;
+}
+
+void
+feed_route_visit(Route *route)
+{
+	g_hash_table_add(route->visited, g_strdup(route->url));
+}
+
+void
+feed_route_authorize(const Route *route, CURL *easy)
+{
+	if (route->auth_host == NULL ||
+	    strcmp(route->auth_host, route->host) != 0)
+		return;
+	curl_easy_setopt(easy, CURLOPT_USERNAME, route->username);
+	if (route->password != NULL)
+		curl_easy_setopt(easy, CURLOPT_PASSWORD, route->password);
+}
+
+GError *
+feed_route_curl_error(const Route *route, CURLcode code,
+                      const char *error_buffer)
+{
+	const char *detail = error_buffer[0] != '\0' ? error_buffer
+	                                             : curl_easy_strerror(code);
+
+	switch (code) {
+	case CURLE_OPERATION_TIMEDOUT:
+		return feed_route_error(route, FEED_ERROR_TIMEOUT,
+		                        "timed out: %s", detail);
+	case CURLE_UNSUPPORTED_PROTOCOL:
+		return feed_route_error(route, FEED_ERROR_SCHEME, "%s", detail);
+	case CURLE_PARTIAL_FILE:
+		/*
+		 * A feed's parser repairs a cut document, so only this error
+		 * tells a truncated feed from a short one.
+		 */
+		return feed_route_error(route, FEED_ERROR_NETWORK,
+		                        "truncated: the connection closed "
+		                        "before the whole %s came (%s)",
+		                        route->noun, detail);
+	case CURLE_URL_MALFORMAT:
+		return feed_route_error(route, FEED_ERROR_FAILED,
+		                        "not a valid URL (%s)", detail);
+	case CURLE_FILE_COULDNT_READ_FILE:
+		return feed_route_error(route, FEED_ERROR_IO, "%s", detail);
+	default:
+		return feed_route_error(route, FEED_ERROR_NETWORK, "%s",
+		                        detail);
+	}
+}
+
+GError *
+feed_route_http_error(const Route *route, long status, const char *reason)
+{
+	return feed_route_error(route, FEED_ERROR_HTTP, "HTTP %ld%s%s", status,
+	                        reason != NULL ? " " : "",
+	                        reason != NULL ? reason : "");
+}
+
+/* Moves on to @location; FALSE with @error set when it may not. */
+static gboolean
+follow_redirect(Route *route, guint max_redirects, guint status,
+                const char *location, GError **error)
+{
+	if (location == NULL) {
+		g_propagate_error(error,
+		                  feed_route_error(route, FEED_ERROR_REDIRECT,
+		                                   "HTTP %u redirect without a "
+		                                   "Location",
+		                                   status));
+		return FALSE;
+	}
+	if (++route->redirects > max_redirects) {
+		g_propagate_error(error,
+		                  feed_route_error(route, FEED_ERROR_REDIRECT,
+		                                   "more than %u redirects",
+		                                   max_redirects));
+		return FALSE;
+	}
+	if (g_hash_table_contains(route->visited, location)) {
+		g_propagate_error(error,
+		                  feed_route_error(route, FEED_ERROR_REDIRECT,
+		                                   "redirects loop back to %s",
+		                                   location));
+		return FALSE;
+	}
+	if (status != 301 && status != 308)
+		route->temporary = TRUE;
+	feed_route_move(route, location);
+	return TRUE;
+}
+
+RouteStep
+feed_route_step(Route *route, guint max_redirects, long status,
+                const char *reason, const char *location, gboolean success,
+                GError **error)
+{
+	switch (status) {
+	case 301:
+	case 302:
+	case 303:
+	case 307:
+	case 308:
+		return follow_redirect(route, max_redirects, (guint)status,
+		                       location, error)
+		               ? ROUTE_REDIRECTED
+		               : ROUTE_FAILED;
+	case 410:
+		g_propagate_error(error,
+		                  feed_route_error(route, FEED_ERROR_GONE,
+		                                   "HTTP 410 Gone: the %s was "
+		                                   "removed for good",
+		                                   route->noun));
+		return ROUTE_FAILED;
+	default:
+		break;
+	}
+	if (!success) {
+		g_propagate_error(error,
+		                  feed_route_http_error(route, status, reason));
+		return ROUTE_FAILED;
+	}
+	return ROUTE_BODY;
 }
