@@ -1,12 +1,15 @@
 /*
- * What the two halves of the store share: store.c keeps the state in
- * memory, store-file.c reads and writes it. Nothing else includes this.
+ * What the files of the store share: store.c keeps the state in memory;
+ * store-fields.c lists the state file's keys, store-load.c and
+ * store-groups.c read the file, store-write.c and store-file.c write it.
+ * Nothing else includes this.
  */
 #ifndef BRIDGE_STORE_PRIVATE_H
 #define BRIDGE_STORE_PRIVATE_H
 
 #include "state/store.h"
 
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -63,11 +66,24 @@ struct BridgeStore {
 	guint next_seq;          /* for the next Episode */
 };
 
-/* The fields of the file, each a struct member (store-file.c). */
+/*
+ * The fields of the file, each a struct member (store-fields.c). A list's
+ * first field is its name; its second, its episodes, is read and written
+ * by hand.
+ */
 extern const Field bridge_store_feed_fields[];
 extern const gsize bridge_store_n_feed_fields;
 extern const Field bridge_store_episode_fields[];
 extern const gsize bridge_store_n_episode_fields;
+extern const Field bridge_store_list_fields[];
+extern const gsize bridge_store_n_list_fields;
+
+/* A group and the lines up to the next one, comments above it included. */
+typedef struct {
+	gsize start;  /* offset of its first byte */
+	guint line;   /* of its group line, from 1 */
+	guint n_keys; /* lines that may be keys; at least the keys */
+} Section;
 
 /* The in-memory side (store.c). */
 BridgeStore *
@@ -106,8 +122,40 @@ bridge_store_compare_seq(gconstpointer a, gconstpointer b);
 gint64
 bridge_store_now(void);
 
-/* The file side (store-file.c): reads @store->path into an empty store. */
+/* The file side (store-load.c): reads @store->path into an empty store. */
 gboolean
 bridge_store_load(BridgeStore *store, GError **error);
+
+/*
+ * Sets @error to say that the state file at @path cannot be used, with
+ * what is wrong in it (@format), and that it is left as it is.
+ */
+void
+bridge_store_refuse(GError **error, GQuark domain, gint code, const char *path,
+                    const char *format, ...) G_GNUC_PRINTF(5, 6);
+
+/*
+ * Reads one group of the file (store-groups.c): the @length bytes of
+ * @text that @section found. @bridge says that it is the [bridge] group,
+ * which is read first. An episode whose feed is not read yet goes to
+ * @pending.
+ */
+gboolean
+bridge_store_load_section(BridgeStore *store, const char *text, gsize length,
+                          const Section *section, gboolean bridge,
+                          GPtrArray *pending, GError **error);
+
+/* Attaches the episodes that came before their feed in the file. */
+gboolean
+bridge_store_attach_pending(BridgeStore *store, GPtrArray *pending,
+                            GError **error);
+
+/* The store as the file's text (store-write.c). */
+GString *
+bridge_store_serialize(const BridgeStore *store);
+
+/* What the file is now, from stat(), to notice other writers later. */
+void
+bridge_store_stamp_from_stat(Stamp *stamp, const struct stat *st);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * The bridge's state in memory: the subscriptions, their episodes and the
  * lists, with the lookups the daemon needs. The structs are the only copy
- * of the state; store-file.c reads and writes them.
+ * of the state; store-load.c reads and store-file.c saves them.
  */
 #include "state/store-private.h"
 
