@@ -1,18 +1,16 @@
 /*
- * Asking a podcast directory for podcasts by name: one GET with libcurl's
- * easy interface, blocking, so that it can run on a worker thread.
+ * Asking a podcast directory for podcasts by name: one GET through
+ * core/http.c, blocking, so that it can run on a worker thread.
  */
 #include "feeds/search.h"
 
-#include <curl/curl.h>
-#include <feed/version.h>
+#include "core/http.h"
+
 #include <string.h>
 
-#define USER_AGENT "mpd-bridge/" FEED_VERSION
 /* A page of 50 podcasts is about 150 KiB: anything past this is not one. */
 #define MAX_ANSWER_BYTES (4 * 1024 * 1024)
 #define MAX_RESULTS      50
-#define MAX_REDIRECTS    5L
 #define CONNECT_SECONDS  10u
 
 GQuark
@@ -119,52 +117,31 @@ query_url(const char *base, BridgeSearchDirectory directory, const char *terms)
 
 /*
  * Podcast Index's authentication: the key, the time, and the SHA-1 of
- * key, secret and time, in lower-case hex.
+ * key, secret and time, in lower-case hex. NULL for iTunes, which needs
+ * none.
  */
-static struct curl_slist *
-request_headers(const BridgeSearchSettings *settings,
-                BridgeSearchDirectory directory)
+static char **
+auth_headers(const BridgeSearchSettings *settings,
+             BridgeSearchDirectory directory)
 {
-	struct curl_slist *headers =
-	        curl_slist_append(NULL, "Accept: application/json");
 	g_autofree char *date = NULL;
 	g_autofree char *signed_text = NULL;
 	g_autofree char *hash = NULL;
-	g_autofree char *key = NULL;
-	g_autofree char *date_header = NULL;
-	g_autofree char *authorization = NULL;
+	char **headers;
 
 	if (directory != BRIDGE_SEARCH_PODCASTINDEX)
-		return headers;
+		return NULL;
 	date = g_strdup_printf("%" G_GINT64_FORMAT,
 	                       g_get_real_time() / G_USEC_PER_SEC);
 	signed_text = g_strconcat(settings->podcastindex_key,
 	                          settings->podcastindex_secret, date, NULL);
 	hash = g_compute_checksum_for_string(G_CHECKSUM_SHA1, signed_text, -1);
-	key = g_strconcat("X-Auth-Key: ", settings->podcastindex_key, NULL);
-	date_header = g_strconcat("X-Auth-Date: ", date, NULL);
-	authorization = g_strconcat("Authorization: ", hash, NULL);
-	headers = curl_slist_append(headers, key);
-	headers = curl_slist_append(headers, date_header);
-	return curl_slist_append(headers, authorization);
-}
-
-typedef struct {
-	GByteArray *body;
-	gboolean too_large;
-} Answer;
-
-static size_t
-on_data(char *data, size_t size, size_t n, void *user_data)
-{
-	Answer *answer = user_data;
-
-	if (n > 0 && size > (MAX_ANSWER_BYTES - answer->body->len) / n) {
-		answer->too_large = TRUE;
-		return 0;
-	}
-	g_byte_array_append(answer->body, (const guint8 *)data, size * n);
-	return size * n;
+	headers = g_new0(char *, 4);
+	headers[0] =
+	        g_strconcat("X-Auth-Key: ", settings->podcastindex_key, NULL);
+	headers[1] = g_strconcat("X-Auth-Date: ", date, NULL);
+	headers[2] = g_strconcat("Authorization: ", hash, NULL);
+	return headers;
 }
 
 /* What a person can do about @status. */
@@ -184,35 +161,51 @@ status_hint(long status, BridgeSearchDirectory directory)
 	return "";
 }
 
+/* @failed (BRIDGE_HTTP_ERROR) in the words of a search. */
 static void
-transfer_error(CURLcode code, const char *message, const Answer *answer,
-               const BridgeSearchSettings *settings, GError **error)
+http_error(const GError *failed, long status,
+           const BridgeSearchSettings *settings,
+           BridgeSearchDirectory directory, GError **error)
 {
-	if (code == CURLE_OPERATION_TIMEDOUT)
+	switch ((BridgeHttpError)failed->code) {
+	case BRIDGE_HTTP_ERROR_START:
+		g_set_error_literal(error, BRIDGE_SEARCH_ERROR,
+		                    BRIDGE_SEARCH_ERROR_UNREACHABLE,
+		                    failed->message);
+		return;
+	case BRIDGE_HTTP_ERROR_TIMEOUT:
 		g_set_error(error, BRIDGE_SEARCH_ERROR,
 		            BRIDGE_SEARCH_ERROR_TIMEOUT,
 		            "the directory did not answer within %u s "
 		            "([search] timeout)",
 		            settings->timeout_seconds);
-	else if (code == CURLE_FILESIZE_EXCEEDED ||
-	         (code == CURLE_WRITE_ERROR && answer->too_large))
+		return;
+	case BRIDGE_HTTP_ERROR_TOO_LARGE:
 		g_set_error(error, BRIDGE_SEARCH_ERROR,
 		            BRIDGE_SEARCH_ERROR_TOO_LARGE,
 		            "the directory's answer is larger than %d MiB",
 		            MAX_ANSWER_BYTES / (1024 * 1024));
+		return;
 	/* The URL set is http or https: a redirect went elsewhere. */
-	else if (code == CURLE_UNSUPPORTED_PROTOCOL)
+	case BRIDGE_HTTP_ERROR_PROTOCOL:
 		g_set_error(error, BRIDGE_SEARCH_ERROR,
 		            BRIDGE_SEARCH_ERROR_UNREACHABLE,
 		            "the directory redirected to a URL that is not "
 		            "http or https");
-	else
+		return;
+	case BRIDGE_HTTP_ERROR_STATUS:
 		g_set_error(error, BRIDGE_SEARCH_ERROR,
-		            BRIDGE_SEARCH_ERROR_UNREACHABLE,
-		            "cannot reach the directory (%s): check the "
-		            "network, or the URL in [search]",
-		            *message != '\0' ? message
-		                             : curl_easy_strerror(code));
+		            BRIDGE_SEARCH_ERROR_HTTP,
+		            "the directory answered HTTP %ld%s", status,
+		            status_hint(status, directory));
+		return;
+	case BRIDGE_HTTP_ERROR_UNREACHABLE:
+		break;
+	}
+	g_set_error(error, BRIDGE_SEARCH_ERROR, BRIDGE_SEARCH_ERROR_UNREACHABLE,
+	            "cannot reach the directory (%s): check the network, or "
+	            "the URL in [search]",
+	            failed->message);
 }
 
 /* GETs @url into a new GBytes, or NULL with @error set. */
@@ -220,59 +213,26 @@ static GBytes *
 fetch(const char *url, const BridgeSearchSettings *settings,
       BridgeSearchDirectory directory, GError **error)
 {
-	g_autoptr(GByteArray) body = g_byte_array_new();
-	Answer answer = { body, FALSE };
-	struct curl_slist *headers = request_headers(settings, directory);
-	const char *ca_bundle = g_getenv("CURL_CA_BUNDLE");
-	char message[CURL_ERROR_SIZE] = "";
-	CURL *easy = curl_easy_init();
-	CURLcode code;
+	g_auto(GStrv) headers = auth_headers(settings, directory);
+	const BridgeHttpRequest request = {
+		.url = url,
+		.headers = (const char *const *)headers,
+		.timeout_seconds = settings->timeout_seconds,
+		.connect_seconds = CONNECT_SECONDS,
+		.max_bytes = MAX_ANSWER_BYTES,
+	};
+	g_autoptr(GError) failed = NULL;
+	CURL *easy = bridge_http_easy_new(&failed);
+	GBytes *body = NULL;
 	long status = 0;
 
-	if (easy == NULL) {
-		curl_slist_free_all(headers);
-		g_set_error(error, BRIDGE_SEARCH_ERROR,
-		            BRIDGE_SEARCH_ERROR_UNREACHABLE,
-		            "cannot start a transfer (libcurl)");
-		return NULL;
+	if (easy != NULL) {
+		body = bridge_http_perform(easy, &request, &status, &failed);
+		curl_easy_cleanup(easy);
 	}
-	curl_easy_setopt(easy, CURLOPT_URL, url);
-	curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, message);
-	curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(easy, CURLOPT_MAXREDIRS, MAX_REDIRECTS);
-	curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT,
-	                 (long)MIN(CONNECT_SECONDS, settings->timeout_seconds));
-	curl_easy_setopt(easy, CURLOPT_TIMEOUT,
-	                 (long)settings->timeout_seconds);
-	curl_easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE,
-	                 (curl_off_t)MAX_ANSWER_BYTES);
-	curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
-	curl_easy_setopt(easy, CURLOPT_USERAGENT, USER_AGENT);
-	curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(easy, CURLOPT_WRITEDATA, &answer);
-	/* As libfeed does: CURL_CA_BUNDLE names a CA of one's own. */
-	if (ca_bundle != NULL && *ca_bundle != '\0')
-		curl_easy_setopt(easy, CURLOPT_CAINFO, ca_bundle);
-	code = curl_easy_perform(easy);
-	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_cleanup(easy);
-	curl_slist_free_all(headers);
-	if (code != CURLE_OK) {
-		transfer_error(code, message, &answer, settings, error);
-		return NULL;
-	}
-	if (status < 200 || status > 299) {
-		g_set_error(error, BRIDGE_SEARCH_ERROR,
-		            BRIDGE_SEARCH_ERROR_HTTP,
-		            "the directory answered HTTP %ld%s", status,
-		            status_hint(status, directory));
-		return NULL;
-	}
-	return g_byte_array_free_to_bytes(g_steal_pointer(&body));
+	if (body == NULL)
+		http_error(failed, status, settings, directory, error);
+	return body;
 }
 
 GPtrArray *

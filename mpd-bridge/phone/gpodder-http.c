@@ -1,16 +1,15 @@
 /*
- * HTTP to a gpodder-API server: libcurl's easy interface, blocking, one
- * handle for all the requests of a call so that pages and batches reuse
- * the connection; the error domain and what each failure says.
+ * HTTP to a gpodder-API server: requests through core/http.c, blocking,
+ * one libcurl handle for all the requests of a call so that pages and
+ * batches reuse the connection; the error domain and what each failure
+ * says.
  */
 #include "phone/gpodder-private.h"
 
-#include <curl/curl.h>
-#include <feed/version.h>
+#include "core/http.h"
+
 #include <string.h>
 
-#define USER_AGENT      "mpd-bridge/" FEED_VERSION
-#define MAX_REDIRECTS   5L
 #define CONNECT_SECONDS 15u
 /* A transfer that moves no byte for this long has stalled. */
 #define STALL_SECONDS 30u
@@ -73,12 +72,6 @@ bridge_gpodder_set_status_error(GError **error, BridgeGpodderError code,
 	g_propagate_error(error, local);
 }
 
-typedef struct {
-	GByteArray *body;
-	gsize max_bytes;
-	gboolean too_large;
-} Answer;
-
 /* @url for a message: what GUri shows without user, query or fragment. */
 static char *
 url_for_message(const char *url)
@@ -97,17 +90,19 @@ bridge_gpodder_session_open(BridgeGpodderSession *session,
                             const BridgeGpodderSettings *settings,
                             gboolean send_auth, GError **error)
 {
+	g_autoptr(GError) failed = NULL;
+
 	memset(session, 0, sizeof(*session));
 	g_return_val_if_fail(settings != NULL && settings->server != NULL,
 	                     FALSE);
 	session->settings = settings;
 	session->server = url_for_message(settings->server);
 	session->send_auth = send_auth;
-	session->easy = curl_easy_init();
+	session->easy = bridge_http_easy_new(&failed);
 	if (session->easy == NULL) {
-		g_set_error(error, BRIDGE_GPODDER_ERROR,
-		            BRIDGE_GPODDER_ERROR_UNREACHABLE,
-		            "cannot start a transfer (libcurl)");
+		g_set_error_literal(error, BRIDGE_GPODDER_ERROR,
+		                    BRIDGE_GPODDER_ERROR_UNREACHABLE,
+		                    failed->message);
 		return FALSE;
 	}
 	return TRUE;
@@ -118,19 +113,6 @@ bridge_gpodder_session_close(BridgeGpodderSession *session)
 {
 	g_clear_pointer(&session->easy, curl_easy_cleanup);
 	g_clear_pointer(&session->server, g_free);
-}
-
-static size_t
-on_data(char *data, size_t size, size_t n, void *user_data)
-{
-	Answer *answer = user_data;
-
-	if (n > 0 && size > (answer->max_bytes - answer->body->len) / n) {
-		answer->too_large = TRUE;
-		return 0;
-	}
-	g_byte_array_append(answer->body, (const guint8 *)data, size * n);
-	return size * n;
 }
 
 static guint
@@ -150,71 +132,45 @@ redirect_protocols(const char *server)
 	                                                     : "http,https";
 }
 
+/* Basic at once: no round trip for a challenge (mygpo sends none). */
 static void
-set_options(BridgeGpodderSession *session, const char *url, Answer *answer,
-            struct curl_slist *headers, char *message)
+set_auth(BridgeGpodderSession *session)
 {
 	const BridgeGpodderSettings *settings = session->settings;
-	CURL *easy = session->easy;
-	const char *ca_bundle = g_getenv("CURL_CA_BUNDLE");
-	guint timeout = timeout_seconds(settings);
 
-	curl_easy_setopt(easy, CURLOPT_URL, url);
-	curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, message);
-	curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR,
-	                 settings->insecure ? "http,https"
-	                                    : redirect_protocols(url));
-	curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(easy, CURLOPT_MAXREDIRS, MAX_REDIRECTS);
-	/* A POST stays a POST when moved; libcurl would make it a GET. */
-	curl_easy_setopt(easy, CURLOPT_POSTREDIR,
-	                 (long)(CURL_REDIR_POST_301 | CURL_REDIR_POST_302));
-	curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT,
-	                 (long)MIN(CONNECT_SECONDS, timeout));
-	curl_easy_setopt(easy, CURLOPT_TIMEOUT, (long)timeout);
-	curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME,
-	                 (long)MIN(STALL_SECONDS, timeout));
-	curl_easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE,
-	                 (curl_off_t)answer->max_bytes);
-	curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
-	curl_easy_setopt(easy, CURLOPT_USERAGENT, USER_AGENT);
-	curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(easy, CURLOPT_WRITEDATA, answer);
-	/* Basic at once: no round trip for a challenge (mygpo sends none). */
 	if (session->send_auth && settings->user != NULL &&
 	    settings->password != NULL) {
-		curl_easy_setopt(easy, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-		curl_easy_setopt(easy, CURLOPT_USERNAME, settings->user);
-		curl_easy_setopt(easy, CURLOPT_PASSWORD, settings->password);
+		curl_easy_setopt(session->easy, CURLOPT_HTTPAUTH,
+		                 (long)CURLAUTH_BASIC);
+		curl_easy_setopt(session->easy, CURLOPT_USERNAME,
+		                 settings->user);
+		curl_easy_setopt(session->easy, CURLOPT_PASSWORD,
+		                 settings->password);
 	}
-	/* As libfeed does: CURL_CA_BUNDLE names a CA of one's own. */
-	if (ca_bundle != NULL && *ca_bundle != '\0')
-		curl_easy_setopt(easy, CURLOPT_CAINFO, ca_bundle);
 }
 
+/* @failed (BRIDGE_HTTP_ERROR, not _STATUS) in the words of the client. */
 static void
-transfer_error(const BridgeGpodderSession *session, CURLcode code,
-               const char *message, const Answer *answer, GError **error)
+transfer_error(const BridgeGpodderSession *session, const GError *failed,
+               gsize max_bytes, GError **error)
 {
 	guint timeout = timeout_seconds(session->settings);
 
-	if (code == CURLE_OPERATION_TIMEDOUT)
+	switch ((BridgeHttpError)failed->code) {
+	case BRIDGE_HTTP_ERROR_TIMEOUT:
 		g_set_error(error, BRIDGE_GPODDER_ERROR,
 		            BRIDGE_GPODDER_ERROR_TIMEOUT,
 		            "no whole answer within %u s, or no byte for %u s: "
 		            "try again later",
 		            timeout, MIN(STALL_SECONDS, timeout));
-	else if (code == CURLE_FILESIZE_EXCEEDED ||
-	         (code == CURLE_WRITE_ERROR && answer->too_large))
+		return;
+	case BRIDGE_HTTP_ERROR_TOO_LARGE:
 		g_set_error(error, BRIDGE_GPODDER_ERROR,
 		            BRIDGE_GPODDER_ERROR_TOO_LARGE,
 		            "the answer is larger than %u MiB",
-		            (guint)(answer->max_bytes / (1024 * 1024)));
-	else if (code == CURLE_UNSUPPORTED_PROTOCOL)
+		            (guint)(max_bytes / (1024 * 1024)));
+		return;
+	case BRIDGE_HTTP_ERROR_PROTOCOL:
 		g_set_error(error, BRIDGE_GPODDER_ERROR,
 		            BRIDGE_GPODDER_ERROR_UNREACHABLE,
 		            "the server redirected to a URL that is not %s",
@@ -224,13 +180,17 @@ transfer_error(const BridgeGpodderSession *session, CURLcode code,
 		                                   "https") != 0
 		                    ? "http or https"
 		                    : "https");
-	else
-		g_set_error(error, BRIDGE_GPODDER_ERROR,
-		            BRIDGE_GPODDER_ERROR_UNREACHABLE,
-		            "cannot reach the server (%s): check the network, "
-		            "or [sync] server",
-		            *message != '\0' ? message
-		                             : curl_easy_strerror(code));
+		return;
+	case BRIDGE_HTTP_ERROR_START:
+	case BRIDGE_HTTP_ERROR_UNREACHABLE:
+	case BRIDGE_HTTP_ERROR_STATUS:
+		break;
+	}
+	g_set_error(error, BRIDGE_GPODDER_ERROR,
+	            BRIDGE_GPODDER_ERROR_UNREACHABLE,
+	            "cannot reach the server (%s): check the network, or "
+	            "[sync] server",
+	            failed->message);
 }
 
 static void
@@ -270,39 +230,33 @@ bridge_gpodder_request(BridgeGpodderSession *session, const char *url,
                        const char *content_type, const char *body,
                        gsize max_bytes, GError **error)
 {
-	g_autoptr(GByteArray) data = g_byte_array_new();
-	Answer answer = { data, max_bytes, FALSE };
-	g_autofree char *content_header = NULL;
-	struct curl_slist *headers = NULL;
-	char message[CURL_ERROR_SIZE] = "";
-	CURLcode code;
+	const BridgeGpodderSettings *settings = session->settings;
+	const BridgeHttpRequest request = {
+		.url = url,
+		.body = body,
+		.content_type = content_type,
+		.redirect_protocols = settings->insecure
+		                              ? "http,https"
+		                              : redirect_protocols(url),
+		.timeout_seconds = timeout_seconds(settings),
+		.connect_seconds = CONNECT_SECONDS,
+		.stall_seconds = STALL_SECONDS,
+		.max_bytes = max_bytes,
+	};
+	g_autoptr(GError) failed = NULL;
+	GBytes *answer;
 	long status = 0;
 
-	headers = curl_slist_append(headers, "Accept: application/json");
-	if (body != NULL) {
-		content_header =
-		        g_strconcat("Content-Type: ", content_type, NULL);
-		headers = curl_slist_append(headers, content_header);
-		curl_easy_setopt(session->easy, CURLOPT_POSTFIELDSIZE_LARGE,
-		                 (curl_off_t)strlen(body));
-		curl_easy_setopt(session->easy, CURLOPT_COPYPOSTFIELDS, body);
-	} else {
-		curl_easy_setopt(session->easy, CURLOPT_HTTPGET, 1L);
-	}
-	set_options(session, url, &answer, headers, message);
-	code = curl_easy_perform(session->easy);
-	curl_easy_getinfo(session->easy, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_setopt(session->easy, CURLOPT_HTTPHEADER, NULL);
-	curl_slist_free_all(headers);
-	if (code != CURLE_OK) {
-		transfer_error(session, code, message, &answer, error);
-		return NULL;
-	}
-	if (status < 200 || status > 299) {
+	set_auth(session);
+	answer = bridge_http_perform(session->easy, &request, &status, &failed);
+	if (answer != NULL)
+		return answer;
+	if (g_error_matches(failed, BRIDGE_HTTP_ERROR,
+	                    BRIDGE_HTTP_ERROR_STATUS))
 		status_error(session, status, error);
-		return NULL;
-	}
-	return g_byte_array_free_to_bytes(g_steal_pointer(&data));
+	else
+		transfer_error(session, failed, max_bytes, error);
+	return NULL;
 }
 
 GBytes *
