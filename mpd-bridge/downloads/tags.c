@@ -9,7 +9,7 @@
 #include <tag_c.h>
 #include <unistd.h>
 
-/* As mpd.c cuts the tags it sends: a value well within one MPD line. */
+/* As mpd/mpd-queue.c cuts the tags it sends: well within one MPD line. */
 #define MAX_TAG_BYTES 1024
 /* Enough of the file after its ID3v2 tags to tell the format. */
 #define HEAD_BYTES 512

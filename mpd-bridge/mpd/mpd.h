@@ -1,6 +1,8 @@
 /*
  * The connection to MPD: the only module that calls libmpdclient (mpd.c,
- * the daemon's connection; mpd-request.c, the command line's round trip;
+ * the daemon's connection; mpd-queue.c, mpd-player.c, mpd-playlists.c,
+ * mpd-database.c and mpd-messages.c, its requests to each of MPD's
+ * subsystems; mpd-request.c, the command line's round trip;
  * mpd-protocol.c, what they share). It connects as mpc does, sits in idle
  * mode with MPD's socket watched by the GLib main loop, and reconnects
  * with back-off when MPD goes away.

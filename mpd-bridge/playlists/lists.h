@@ -24,7 +24,7 @@ bridge_lists_set_listened(Bridge *bridge, BridgeEpisode *episode,
 gboolean
 bridge_lists_check_name(const char *name, GError **error);
 
-/* Commands of the shared table (see control.h). */
+/* Commands of the shared table (see commands/commands.h). */
 gboolean
 bridge_lists_run_star(Bridge *bridge, char **args, GString *out,
                       GError **error);

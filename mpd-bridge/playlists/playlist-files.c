@@ -42,7 +42,7 @@ files_of(Bridge *bridge)
 #define PROBE_URL   "http://127.0.0.1/mpd-bridge-probe.mp3"
 
 /*
- * What MPD takes through its protocol (mpd.c): a file holds no URL it
+ * What MPD takes through its protocol (mpd/): a file holds no URL it
  * would refuse there, and no title longer than a tag.
  */
 #define MAX_URL_BYTES   3900

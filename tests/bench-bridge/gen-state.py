@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write mpd-bridge's state file for the daemon benchmark, and its feeds.
 
-The file is in the store's own format (mpd-bridge/state/store.c, format 1): a
+The file is in the store's own format (mpd-bridge/state/store-fields.c, format 1): a
 [bridge] group, then a [feed ID] group per subscription, each followed by
 an [episode ID] group per episode, ids made as the store makes them (the
 first 16 hex digits of SHA-256 of the feed's URL, and of "FEED_ID\\nGUID").
