@@ -114,7 +114,10 @@ bridge_subscribe(Bridge *bridge, const char *url, const char *name,
                  gboolean force, BridgeSubscribed done, gpointer user_data)
 {
 	g_autoptr(GError) error = NULL;
-	const BridgeFeed *known = bridge_store_find_feed(bridge->store, url);
+	/* By URL alone: a search by name folds every feed's name and title,
+	 * which an import of 10,000 feeds did 10,000 times. */
+	const BridgeFeed *known =
+	        bridge_store_find_feed_by_url(bridge->store, url);
 	Subscribing *subscribing;
 	BridgeFeed *feed;
 
@@ -122,7 +125,7 @@ bridge_subscribe(Bridge *bridge, const char *url, const char *name,
 		done(bridge, NULL, error, user_data);
 		return;
 	}
-	if (known != NULL && strcmp(known->url, url) == 0) {
+	if (known != NULL) {
 		error = g_error_new(G_IO_ERROR, G_IO_ERROR_EXISTS,
 		                    "already subscribed to %s (%s)",
 		                    bridge_feed_get_name(known), url);

@@ -217,6 +217,21 @@ find_by_folded(const BridgeStore *store, const char *folded, size_t offset)
 }
 
 BridgeFeed *
+bridge_store_find_feed_by_url(const BridgeStore *store, const char *url)
+{
+	g_return_val_if_fail(store != NULL, NULL);
+	g_return_val_if_fail(url != NULL, NULL);
+
+	for (guint i = 0; i < store->feeds->len; i++) {
+		BridgeFeed *feed = g_ptr_array_index(store->feeds, i);
+
+		if (strcmp(feed->url, url) == 0)
+			return feed;
+	}
+	return NULL;
+}
+
+BridgeFeed *
 bridge_store_find_feed(const BridgeStore *store, const char *key)
 {
 	g_autofree char *folded = NULL;
@@ -228,11 +243,9 @@ bridge_store_find_feed(const BridgeStore *store, const char *key)
 	feed = g_hash_table_lookup(store->feed_ids, key);
 	if (feed != NULL)
 		return feed;
-	for (guint i = 0; i < store->feeds->len; i++) {
-		feed = g_ptr_array_index(store->feeds, i);
-		if (strcmp(feed->url, key) == 0)
-			return feed;
-	}
+	feed = bridge_store_find_feed_by_url(store, key);
+	if (feed != NULL)
+		return feed;
 	folded = fold(key);
 	if (folded == NULL)
 		return NULL;

@@ -174,6 +174,10 @@ bridge_store_get_feeds(const BridgeStore *store);
 BridgeFeed *
 bridge_store_find_feed(const BridgeStore *store, const char *key);
 
+/* The subscription whose URL is exactly @url, or NULL. */
+BridgeFeed *
+bridge_store_find_feed_by_url(const BridgeStore *store, const char *url);
+
 /* What a person calls @feed: their name for it, else its title or URL. */
 const char *
 bridge_feed_get_name(const BridgeFeed *feed);
