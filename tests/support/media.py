@@ -89,12 +89,14 @@ def tagged_mp3(seconds, title, artist):
 
 
 def media_type(path):
-    """The Content-Type of an episode file, by its name."""
+    """The Content-Type of a file (an episode, a feed), by its name."""
     path = urllib.parse.urlsplit(path).path
     if path.endswith(".mp3"):
         return "audio/mpeg"
     if path.endswith(".wav"):
         return "audio/wav"
+    if path.endswith(".xml"):
+        return "application/rss+xml"
     return "application/octet-stream"
 
 
@@ -119,12 +121,12 @@ def byte_range(header, total):
             return UNSATISFIABLE
         return max(total - suffix, 0), total - 1
     first = int(m.group(1))
-    last = int(m.group(2)) if m.group(2) else total - 1
-    if last < first:
+    last = int(m.group(2)) if m.group(2) else None
+    if last is not None and last < first:
         return None
     if first >= total:
         return UNSATISFIABLE
-    return first, min(last, total - 1)
+    return first, total - 1 if last is None else min(last, total - 1)
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
