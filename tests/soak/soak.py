@@ -707,10 +707,14 @@ class Soak:
 
     def restart_mpd(self):
         # Stopped, and whatever was pending saved, so that nothing changes
-        # while MPD is away: the daemon may see the stop after the ping
-        # (which saves first), and saves 2 s after a change.
+        # while MPD is away. A ping saves first; the daemon saves 2 s
+        # after a change. MPD's events come to it in order, but when it
+        # is slow to read them, the stop and the ping's message come in
+        # one answer and the message goes first: the stop's change
+        # comes after that ping. So two pings, the second once the first
+        # is answered, rather than a sleep that a busy machine outlasts.
         self.play("stop", "stop", 0)
-        time.sleep(2.5)
+        self.bridge.ok("ping")
         self.bridge.ok("ping")
         before = self.state_stamp()
         self.player.close()
