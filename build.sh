@@ -158,12 +158,21 @@ deb13_mirror() {
 # down every mount in it, the root's own bind mount last. Also the trap on
 # exit, failure and interruption included.
 deb13_unmount() {
-	local dir pid
+	local dir pid round found
 	[ -d "$deb13_root" ] || return 0
-	for dir in /proc/[0-9]*; do
-		[ "$(readlink "$dir/root" 2>/dev/null)" = "$deb13_root" ] || continue
-		pid=${dir#/proc/}
-		as_root kill -KILL "$pid" 2>/dev/null || true
+	# Again until none is left: a process that forks while the list is
+	# read is not in it, and would live on in the root without its /proc.
+	for round in 1 2 3 4 5 6 7 8 9 10; do
+		found=0
+		for dir in /proc/[0-9]*; do
+			[ "$(readlink "$dir/root" 2>/dev/null)" = "$deb13_root" ] ||
+				continue
+			pid=${dir#/proc/}
+			as_root kill -KILL "$pid" 2>/dev/null || true
+			found=1
+		done
+		[ "$found" -eq 0 ] && break
+		sleep 0.2
 	done
 	if mountpoint -q "$deb13_root" ||
 		grep -qF " $deb13_root/" /proc/self/mounts; then
@@ -185,6 +194,21 @@ deb13_mount() {
 	as_root mount --bind /dev "$deb13_root/dev"
 	as_root mount --bind /dev/pts "$deb13_root/dev/pts"
 	as_root mount -t tmpfs -o mode=1777,nosuid,nodev shm "$deb13_root/dev/shm"
+}
+
+# One ./build.sh at a time uses the Debian 13 root, and holds the lock
+# until it exits. Another one's deb13_unmount would end this one's
+# processes in the root and take its /proc away: without /proc the loader
+# cannot resolve $ORIGIN, so feedtool (RUNPATH $ORIGIN/..) exits 127,
+# "libfeed.so.0: cannot open shared object file", and the tests that run
+# then fail at random.
+deb13_lock() {
+	mkdir -p build-deb13
+	exec 9>build-deb13/lock
+	if ! flock -n 9; then
+		say "waiting for another ./build.sh that uses build-deb13/root"
+		flock 9
+	fi
 }
 
 # debootstrap once; a root that is missing its stamp was left half made
@@ -263,6 +287,7 @@ run)
 test)
 	install_missing "${build_packages[@]}" "${test_packages[@]}" debootstrap
 	check_format
+	deb13_lock
 	# Debian 13 beside Debian 12: most of each part waits on the network
 	# or on tests that play in real time, not on the processor.
 	mkdir -p build-deb13
@@ -300,6 +325,7 @@ test)
 	say "./build.sh test took $((SECONDS / 60)) min $((SECONDS % 60)) s"
 	;;
 test-debian13)
+	deb13_lock
 	test_deb13
 	;;
 *)

@@ -7,44 +7,22 @@ Podcasting 2.0 JSON chapters document, and the daemon.
 Positions are MPD's own elapsed, asserted within a second of where a
 chapter starts. Prints TAP. Needs mpd; MPD_BRIDGE names the binary.
 """
-import http.server
-import io
 import json
 import os
 import sys
-import threading
 import time
-import wave
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 from mpdtest import Channel, quote, wait_until  # noqa: E402
 import bridgeworld  # noqa: E402
 from bridgeworld import check, run_tap  # noqa: E402
+import media  # noqa: E402
 
 SHOW = "Chaptered"
-RATE = 8000
-
-
-def silence(seconds):
-    out = io.BytesIO()
-    with wave.open(out, "wb") as f:
-        f.setnchannels(1)
-        f.setsampwidth(1)
-        f.setframerate(RATE)
-        f.writeframes(b"\x80" * RATE * seconds)
-    return out.getvalue()
-
-
-def silent_mp3(seconds):
-    """MPEG-1 Layer III at 32 kbit/s, 32 kHz mono: all-zero side
-    information decodes to silence; 4 kB a second."""
-    frame = b"\xff\xfb\x18\xc0" + bytes(140)
-    return frame * -(-seconds * 32000 // 1152)
-
-
-AUDIO = {"/chap.wav": silence(60), "/short.wav": silence(12),
-         "/live.mp3": silent_mp3(60)}
+AUDIO = {"/chap.wav": media.silent_wav(60),
+         "/short.wav": media.silent_wav(12)}
+LIVE = media.silent_mp3(60)
 
 CHAPTERS_JSON = json.dumps({"version": "1.2.0", "chapters": [
     {"startTime": 30, "title": "Part two"},
@@ -94,56 +72,21 @@ def feed(base):
 class Media:
     def __init__(self):
         self.requests = []
-        media = self
+        site = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
+        class Handler(media.Handler):
             def do_GET(self):
-                media.requests.append(self.path)
+                site.requests.append(self.path)
                 if self.path == "/feed.xml":
-                    self.reply(feed(media.base).encode(),
+                    self.reply(200, feed(site.base).encode(),
                                "application/rss+xml")
                 elif self.path == "/chapters.json":
-                    self.reply(CHAPTERS_JSON.encode(),
+                    self.reply(200, CHAPTERS_JSON.encode(),
                                "application/json+chapters")
                 elif self.path == "/live.mp3":
                     self.live()
-                elif self.path in AUDIO:
-                    self.ranged(AUDIO[self.path])
                 else:
-                    self.send_error(404)
-
-            def reply(self, body, kind):
-                self.send_response(200)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def ranged(self, body):
-                start, end = 0, len(body) - 1
-                header = self.headers.get("Range", "")
-                if header.startswith("bytes="):
-                    first, _, last = header[6:].partition("-")
-                    start = int(first or 0)
-                    end = int(last) if last else end
-                    self.send_response(206)
-                    self.send_header("Content-Range",
-                                     f"bytes {start}-{end}/{len(body)}")
-                else:
-                    self.send_response(200)
-                self.send_header("Content-Type", "audio/wav")
-                self.send_header("Accept-Ranges", "bytes")
-                self.send_header("Content-Length", str(end - start + 1))
-                self.end_headers()
-                try:
-                    self.wfile.write(body[start:end + 1])
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
+                    self.serve_file()
 
             def live(self):
                 # A stream of unknown length without ranges, as a radio
@@ -152,24 +95,20 @@ class Media:
                 self.send_header("Content-Type", "audio/mpeg")
                 self.send_header("Connection", "close")
                 self.end_headers()
-                body = AUDIO["/live.mp3"]
+                self.close_connection = True
                 try:
-                    for i in range(0, len(body), 4000):
-                        self.wfile.write(body[i:i + 4000])
+                    for i in range(0, len(LIVE), 4000):
+                        self.wfile.write(LIVE[i:i + 4000])
                         self.wfile.flush()
                         time.sleep(0.5)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                                      Handler)
-        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever,
-                         daemon=True).start()
+        self.server = media.Server(Handler, AUDIO)
+        self.base = self.server.base
 
     def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.close()
 
 
 class World(bridgeworld.World):

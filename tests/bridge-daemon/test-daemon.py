@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import wave
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "support"))
@@ -16,6 +15,7 @@ from mpdtest import Channel, wait_until  # noqa: E402
 from bridgeworld import (BRIDGE, Site, World, by_guid, check,  # noqa: E402
                          playlist, playlists, rss, run_tap,
                          saved_episodes)
+import media  # noqa: E402
 
 
 def t_subscribe_without_daemon(w):
@@ -77,31 +77,16 @@ def t_new_episode_auto_queued(w):
     check(titles == ["b episode 4"], titles)
 
 
-def write_tone(path, seconds=4):
-    with wave.open(path, "wb") as f:
-        f.setnchannels(1)
-        f.setsampwidth(2)
-        f.setframerate(8000)
-        f.writeframes(b"\x00\x10" * 8000 * seconds)
-
-
 def t_retag_on_play(w):
     """tags MPD replaces as a stream starts playing are set again"""
-    media = os.path.join(w.root, "media")
-    os.makedirs(media)
-    write_tone(os.path.join(media, "tone.wav"))
-    server = subprocess.Popen(
-        ["/usr/bin/python3", "-u", "-m", "http.server", "--bind",
-         "127.0.0.1", "0"], cwd=media, stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL, text=True)
+    site = media.Server(files={"/tone.wav": media.square_wav(4)})
     try:
-        port = int(server.stdout.readline().split(" port ")[1].split()[0])
-        with open(os.path.join(media, "feed.xml"), "w") as f:
-            f.write('<rss version="2.0"><channel><title>Tones</title>'
-                    '<item><title>A tone</title><guid>tone</guid>'
-                    f'<enclosure url="http://127.0.0.1:{port}/tone.wav" '
-                    'type="audio/wav"/></item></channel></rss>')
-        r = w.bridge("subscribe", f"http://127.0.0.1:{port}/feed.xml")
+        site.files["/feed.xml"] = (
+            '<rss version="2.0"><channel><title>Tones</title>'
+            '<item><title>A tone</title><guid>tone</guid>'
+            f'<enclosure url="{site.url("/tone.wav")}" '
+            'type="audio/wav"/></item></channel></rss>').encode()
+        r = w.bridge("subscribe", site.url("/feed.xml"))
         check(r.returncode == 0, r.stderr)
         wait_until(lambda: "Podcast: Tones" in playlists(w), 20, "Tones")
         r = w.bridge("queue", "latest", "Tones")
@@ -120,8 +105,7 @@ def t_retag_on_play(w):
         wait_until(ours, 20, "the tags to be set again")
     finally:
         w.mpd.command("stop")
-        server.terminate()
-        server.wait(10)
+        site.close()
 
 
 def t_mpd_restart(w):

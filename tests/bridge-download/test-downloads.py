@@ -11,13 +11,11 @@ folder) outlives nothing. It needs root for that, as the suite runs here.
 
 Prints TAP. Needs mpd; MPD_BRIDGE names the binary.
 """
-import http.server
 import json
 import os
 import shutil
 import subprocess
 import sys
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -25,19 +23,14 @@ sys.path.insert(0, os.path.join(HERE, "..", "support"))
 from mpdtest import quote, wait_until  # noqa: E402
 import bridgeworld  # noqa: E402
 from bridgeworld import check, run_tap  # noqa: E402
+import media as media_server  # noqa: E402
 
 SHOW = "Loopback Show"
 TMPFS = "8m"
 DAY = 24 * 60 * 60
 
 
-def silent_mp3(seconds):
-    """MPEG-1 Layer III at 32 kbit/s, 32 kHz mono: all-zero side
-    information decodes to silence; MPD takes the length from the size."""
-    frame = b"\xff\xfb\x18\xc0" + bytes(140)
-    return frame * -(-seconds * 32000 // 1152)
-
-
+MP3 = media_server.silent_mp3(20)
 PAGE = (b"<!DOCTYPE html><html><head><title>Sign in</title></head>"
         b"<body><form>Log in to the hotel's network</form></body></html>")
 
@@ -49,34 +42,23 @@ class Media:
         self.items = []     # dicts: guid, title, date, path
         self.title = SHOW
         self.requests = []
-        media = self
+        site = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(media_server.Handler):
             def do_GET(self):
-                media.requests.append(self.path)
+                site.requests.append(self.path)
                 if self.path == "/feed.xml":
-                    body, kind = media.feed().encode(), "application/rss+xml"
+                    self.reply(200, site.feed().encode(),
+                               "application/rss+xml")
                 elif self.path.startswith("/portal"):
-                    body, kind = PAGE, "text/html"
+                    self.reply(200, PAGE, "text/html")
                 elif self.path.startswith("/media/"):
-                    body, kind = silent_mp3(20), "audio/mpeg"
+                    self.reply_ranged(MP3, "audio/mpeg")
                 else:
-                    self.send_error(404)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                    self.reply(404, b"not here\n")
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                                      Handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever,
-                         daemon=True).start()
+        self.server = media_server.Server(Handler)
+        self.port = self.server.port
 
     def url(self, path):
         return f"http://127.0.0.1:{self.port}{path}"
@@ -103,8 +85,7 @@ class Media:
                 f"<title>{self.title}</title>{items}</channel></rss>")
 
     def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.close()
 
 
 class World(bridgeworld.World):

@@ -7,20 +7,14 @@ sys.path and imports it.
 """
 import email.utils
 import hashlib
-import http.server
-import io
 import os
-import re
 import select
 import signal
 import socket
-import struct
 import subprocess
-import sys
-import threading
 import time
-import urllib.parse
-import wave
+
+import media
 
 ID_LENGTH = 16
 
@@ -248,81 +242,29 @@ def scale(name, default):
     return int(value) if value else default
 
 
-def make_wav(seconds, rate=8000):
-    """A 500 Hz square wave, 8 kHz mono 16 bit: 16 kB a second."""
-    period = struct.pack("<16h", *([3000] * 8 + [-3000] * 8))
-    out = io.BytesIO()
-    with wave.open(out, "wb") as f:
-        f.setnchannels(1)
-        f.setsampwidth(2)
-        f.setframerate(rate)
-        f.writeframes(period * (rate * seconds // 16))
-    return out.getvalue()
-
-
-class Handler(http.server.BaseHTTPRequestHandler):
+class Handler(media.Handler):
     """/feed.xml, the server's feed; /NAME.wav, its episodes, with 206
     answers to Range requests (without them MPD cannot seek)."""
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format, *args):  # noqa: A002 - the base's name
-        pass
 
     def do_GET(self):
-        path = urllib.parse.urlsplit(self.path).path
-        status, headers, body = 404, [], b"not here\n"
-        if path == "/feed.xml":
-            status, body = 200, self.server.feed()
-            headers = [("Content-Type", "application/rss+xml")]
-        elif path in self.server.files:
-            status, headers, body = self.ranged(self.server.files[path])
-        self.send_response(status)
-        for name, value in headers:
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        try:
-            self.wfile.write(body)
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
-
-    def ranged(self, data):
-        total = len(data)
-        headers = [("Content-Type", "audio/wav"), ("Accept-Ranges", "bytes")]
-        m = re.fullmatch(r"\s*bytes=(\d+)-(\d*)\s*",
-                         self.headers.get("Range") or "")
-        if m is None:
-            return 200, headers, data
-        start = int(m.group(1))
-        end = min(int(m.group(2)), total - 1) if m.group(2) else total - 1
-        if start >= total or end < start:
-            return 416, [("Content-Range", f"bytes */{total}")], b""
-        return 206, headers + [("Content-Range",
-                                f"bytes {start}-{end}/{total}")], \
-            data[start:end + 1]
+        if self.route == "/feed.xml":
+            self.reply(200, self.server.feed(), "application/rss+xml")
+        else:
+            self.serve_file()
 
 
 GUID = "urn:faults:"   # then the episode's name
 
 
-class Server(http.server.ThreadingHTTPServer):
+class Server(media.Server):
     """A feed of @episodes (name, title, seconds) on 127.0.0.1: each
     episode is /NAME.wav, its guid GUID + NAME."""
-    daemon_threads = True
-    allow_reuse_address = True
 
-    def __init__(self, title, episodes):
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.port = self.server_address[1]
+    def __init__(self, title, episodes, handler=Handler):
         self.title = title
         self.episodes = episodes
-        self.files = {f"/{name}.wav": make_wav(seconds)
-                      for name, _, seconds in episodes}
-        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
-        self.thread.start()
-
-    def url(self, path):
-        return f"http://127.0.0.1:{self.port}{path}"
+        super().__init__(handler, {f"/{name}.wav": media.square_wav(seconds)
+                                   for name, _, seconds in episodes})
 
     def feed(self):
         items = "".join(
@@ -338,12 +280,3 @@ class Server(http.server.ThreadingHTTPServer):
                 f"<channel><title>{self.title}</title>"
                 "<link>http://127.0.0.1/</link><description>d</description>"
                 f"{items}</channel></rss>\n").encode()
-
-    def handle_error(self, request, client_address):
-        # MPD drops connections when it seeks, stops or is killed.
-        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
-            super().handle_error(request, client_address)
-
-    def close(self):
-        self.shutdown()
-        self.server_close()

@@ -17,25 +17,20 @@ LISTEN_TEST_KEEP=1 the temporary directory (MPD's and the daemon's logs,
 the state file) is kept and named at the end.
 """
 import email.utils
-import http.server
-import io
 import json
 import os
 import re
 import shutil
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-import urllib.parse
-import wave
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "support"))
 from mpdtest import Channel, Mpd, quote, wait_until  # noqa: E402
+import media  # noqa: E402
 
 BRIDGE = os.environ.get("MPD_BRIDGE")
 
@@ -47,32 +42,6 @@ RATE = 8000
 FEED = "Listen Test"
 GUID = "urn:listen-test:"   # then ep1, ep2, …: absolute, kept as they are
 TOLERANCE = 2.0   # seconds between a saved position and MPD's elapsed
-
-
-def make_mp3(seconds, stereo=False):
-    """Silence as MPEG-1 Layer III at 32 kbps, no Xing header: frames of
-    1152 samples whose side information (all zero) gives each granule no
-    bits, which any decoder plays as silence. MPD takes its length from
-    its size: 4 kB a second. Mono is 32 kHz (144-byte frames); stereo is
-    48 kHz (96-byte frames), whose decoded sound is three times as big:
-    MPD's 4 MiB buffer then holds only some 20 s of it."""
-    if stereo:
-        frame, rate = b"\xff\xfb\x14\x00" + bytes(92), 48000
-    else:
-        frame, rate = b"\xff\xfb\x18\xc0" + bytes(140), 32000
-    return frame * -(-seconds * rate // 1152)
-
-
-def make_wav(seconds):
-    """A 500 Hz square wave, 8 kHz mono 16 bit: 16 kB a second."""
-    period = struct.pack("<16h", *([3000] * 8 + [-3000] * 8))
-    out = io.BytesIO()
-    with wave.open(out, "wb") as f:
-        f.setnchannels(1)
-        f.setsampwidth(2)
-        f.setframerate(RATE)
-        f.writeframes(period * (RATE * seconds // 16))
-    return out.getvalue()
 
 
 # guid, title, served path; the feed's enclosure URL is made per port.
@@ -119,8 +88,8 @@ def make_feed(port, size, tag=""):
             + "".join(reversed(items)) + "</channel></rss>\n").encode()
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
-    """The feed, WAV files with range requests, and a tracking redirect.
+class Handler(media.Handler):
+    """The feed, episodes with range requests, and a tracking redirect.
 
     /feed.xml                 the feed
     /epN.wav                  an episode; 206 to a Range request
@@ -131,108 +100,31 @@ class Handler(http.server.BaseHTTPRequestHandler):
     /redirect.mp3/HOST/PATH   a 302 to http://HOST/PATH, as a podtrac-like
                               measurement prefix does
     """
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format, *args):  # noqa: A002 - the base's name
-        pass
-
-    def note(self, status):
-        self.server.requests.append(
-            (self.command, self.path, self.headers.get("Range"), status))
-
-    def do_HEAD(self):
-        self.answer(head=True)
 
     def do_GET(self):
-        self.answer(head=False)
-
-    def simple(self, status, body=b"", ctype="text/plain", extra=()):
-        self.note(status)
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in extra:
-            self.send_header(name, value)
-        self.end_headers()
-        return body
-
-    def answer(self, head):
-        path = urllib.parse.urlsplit(self.path).path
-        wav = self.server.wav
-        body = None
+        path = self.route
         if path == "/feed.xml":
-            body = self.simple(200, make_feed(self.server.port, len(wav),
-                                              self.server.guid_tag),
-                               "application/rss+xml")
+            self.reply(200, make_feed(self.server.port, len(self.server.wav),
+                                      self.server.guid_tag),
+                       "application/rss+xml")
         elif path.startswith("/redirect.mp3/"):
             target = "http://" + path[len("/redirect.mp3/"):]
-            body = self.simple(302, extra=[("Location", target)])
-        elif path in {p for _, _, p in EPISODES if "/noseek/" not in p}:
-            if path.endswith(".mp3"):
-                body = self.ranged(self.server.mp3_stereo, "audio/mpeg")
-            else:
-                body = self.ranged(wav)
+            self.reply(302, headers=[("Location", target)])
         elif path in {p for _, _, p in EPISODES if "/noseek/" in p}:
-            body = self.simple(200, self.server.mp3, "audio/mpeg")
+            self.reply(200, self.server.mp3, "audio/mpeg")
         else:
-            body = self.simple(404, b"not here\n")
-        if head:
-            return
-        try:
-            view = memoryview(body)
-            for start in range(0, len(view), 65536):
-                self.wfile.write(view[start:start + 65536])
-            self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
-
-    def ranged(self, data, ctype="audio/wav"):
-        total = len(data)
-        accept = [("Accept-Ranges", "bytes")]
-        header = self.headers.get("Range")
-        if header is None:
-            return self.simple(200, data, ctype, accept)
-        m = re.fullmatch(r"\s*bytes=(\d*)-(\d*)\s*", header)
-        if m is None or (m.group(1) == "" and m.group(2) == ""):
-            return self.simple(416, b"", "text/plain",
-                               [("Content-Range", f"bytes */{total}")])
-        if m.group(1) == "":
-            start = max(total - int(m.group(2)), 0)
-            end = total - 1
-        else:
-            start = int(m.group(1))
-            end = min(int(m.group(2)), total - 1) if m.group(2) else total - 1
-        if start >= total or end < start:
-            return self.simple(416, b"", "text/plain",
-                               [("Content-Range", f"bytes */{total}")])
-        return self.simple(206, data[start:end + 1], ctype,
-                           accept + [("Content-Range",
-                                      f"bytes {start}-{end}/{total}")])
+            self.serve_file()
 
 
-class Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
+class Server(media.Server):
     def __init__(self):
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.port = self.server_address[1]
-        self.wav = make_wav(DURATION)
-        self.mp3 = make_mp3(DURATION)
-        self.mp3_stereo = make_mp3(DURATION, stereo=True)
-        self.requests = []
+        self.wav = media.square_wav(DURATION, RATE)
+        self.mp3 = media.silent_mp3(DURATION)
+        files = {p: media.silent_mp3(DURATION, stereo=True)
+                 if p.endswith(".mp3") else self.wav
+                 for _, _, p in EPISODES if "/noseek/" not in p}
+        super().__init__(Handler, files)
         self.guid_tag = ""   # appended to every guid of the feed
-        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
-        self.thread.start()
-
-    def handle_error(self, request, client_address):
-        # MPD drops connections when it seeks or stops: not an error.
-        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
-            super().handle_error(request, client_address)
-
-    def close(self):
-        self.shutdown()
-        self.server_close()
 
 
 def mpd_log_tail(w, n=3):

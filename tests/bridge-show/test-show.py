@@ -5,8 +5,6 @@ without the daemon.
 
 Prints TAP. Needs mpd (Debian's package); without it every test fails.
 """
-import http.server
-import io
 import json
 import os
 import shutil
@@ -14,13 +12,12 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
-import wave
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "support"))
 from mpdtest import Channel, Mpd, wait_until  # noqa: E402
 from bridgeworld import run_tap  # noqa: E402
+import media  # noqa: E402
 
 BRIDGE = os.environ.get("MPD_BRIDGE")
 
@@ -66,59 +63,33 @@ A second paragraph.</description>
 """
 
 
-def silence(seconds):
-    out = io.BytesIO()
-    with wave.open(out, "wb") as f:
-        f.setnchannels(1)
-        f.setsampwidth(1)
-        f.setframerate(8000)
-        f.writeframes(b"\x80" * 8000 * seconds)
-    return out.getvalue()
-
-
 class Site:
-    """Serves /feed.xml (ETag "v1", 304 when it matches) and audio."""
+    """Serves /feed.xml (ETag "v1", 304 when it matches) and audio, with
+    ranges."""
 
     def __init__(self):
-        self.audio = silence(30)
         self.requests = []
         site = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(media.Handler):
             def do_GET(self):
                 site.requests.append(
                     (self.path, self.headers.get("If-None-Match")))
-                if self.path == "/feed.xml":
-                    if self.headers.get("If-None-Match") == '"v1"':
-                        self.send_response(304)
-                        self.end_headers()
-                        return
-                    body = FEED.replace("BASE", site.base).encode()
-                    kind = "application/rss+xml"
-                elif self.path.endswith(".wav"):
-                    body, kind = site.audio, "audio/wav"
+                if self.path != "/feed.xml":
+                    self.serve_file()
+                elif self.headers.get("If-None-Match") == '"v1"':
+                    self.reply(304, ctype=None, headers=[("ETag", '"v1"')])
                 else:
-                    self.send_error(404)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.send_header("ETag", '"v1"')
-                self.end_headers()
-                self.wfile.write(body)
+                    self.reply(200, FEED.replace("BASE", site.base).encode(),
+                               "application/rss+xml", [("ETag", '"v1"')])
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                                      Handler)
-        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever,
-                         daemon=True).start()
+        audio = media.silent_wav(30)
+        self.server = media.Server(Handler, {"/rich.wav": audio,
+                                             "/plain.wav": audio})
+        self.base = self.server.base
 
     def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.close()
 
 
 class World:
@@ -185,6 +156,15 @@ def show(w, *args):
     r = w.bridge("show", *args)
     check(r.returncode == 0, f"show {args}: exit {r.returncode}: {r.stderr}")
     return r.stdout
+
+
+def playing(w):
+    """MPD plays, its decoder under way: a pause now finds it playing.
+    ("play" alone comes before the stream is open, and a stream that
+    fails to start stops MPD after it.)"""
+    status = w.mpd.status()
+    return status.get("state") == "play" and \
+        float(status.get("elapsed", 0)) > 0
 
 
 def check_rich(text):
@@ -285,8 +265,7 @@ def t_cache_missing(w):
 def t_current(w):
     """show alone: the episode MPD is on, paused, with its position"""
     w.mpd.command(f"add {w.site.base}/rich.wav", "play")
-    wait_until(lambda: w.mpd.status().get("state") == "play", 20,
-               "MPD to play")
+    wait_until(lambda: playing(w), 20, "MPD to play rich.wav")
     w.mpd.command("pause 1")
     text = show(w)
     check(text.splitlines()[1] == "Rich notes", text)
@@ -304,8 +283,7 @@ def t_daemon(w):
     check_rich(show(w, "1"))
     check(show(w, "ep-plain").splitlines()[1] == "Plain notes", "plain")
     w.mpd.command(f"add {w.site.base}/plain.wav", "play")
-    wait_until(lambda: w.mpd.status().get("state") == "play", 20,
-               "MPD to play")
+    wait_until(lambda: playing(w), 20, "MPD to play plain.wav")
     w.mpd.command("pause 1")
     check(show(w).splitlines()[1] == "Plain notes", "not the current")
     with Channel(w.mpd, "show-test") as channel:

@@ -10,8 +10,6 @@ Prints TAP. Needs mpd (Debian's package) and MPD_BRIDGE; without them
 every test fails. With SLEEP_TEST_LOG=1 the daemon's log is printed at
 the end, as TAP comments.
 """
-import http.server
-import io
 import json
 import os
 import shutil
@@ -19,14 +17,13 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-import wave
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "support"))
 from mpdtest import Channel, Mpd, wait_until  # noqa: E402
 from bridgeworld import run_tap  # noqa: E402
+import media  # noqa: E402
 
 BRIDGE = os.environ.get("MPD_BRIDGE")
 TOLERANCE = 1.0  # seconds between a timer's time and its pause
@@ -38,16 +35,6 @@ EPISODES = [
     ("short", "Short one", 3),
     ("after", "After the short one", 60),
 ]
-
-
-def silence(seconds):
-    out = io.BytesIO()
-    with wave.open(out, "wb") as f:
-        f.setnchannels(1)
-        f.setsampwidth(1)
-        f.setframerate(8000)
-        f.writeframes(b"\x80" * 8000 * seconds)
-    return out.getvalue()
 
 
 def feed(base):
@@ -63,54 +50,26 @@ def feed(base):
 
 
 class Site:
+    """The feed and its episodes, served with ranges, as podcast hosts
+    answer them: MPD 0.24 reads a WAV stream's header by seeking."""
+
     def __init__(self):
-        self.audio = {f"/{g}.wav": silence(s) for g, _, s in EPISODES}
         site = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(media.Handler):
             def do_GET(self):
                 if self.path == "/feed.xml":
-                    body = feed(site.base).encode()
-                    kind = "application/rss+xml"
-                elif self.path in site.audio:
-                    body, kind = site.audio[self.path], "audio/wav"
+                    self.reply(200, feed(site.base).encode(),
+                               "application/rss+xml")
                 else:
-                    self.send_error(404)
-                    return
-                # Ranges, as podcast hosts answer them: MPD 0.24 reads
-                # a WAV stream's header by seeking.
-                start, end = 0, len(body) - 1
-                ranged = self.headers.get("Range", "")
-                if ranged.startswith("bytes=") and kind == "audio/wav":
-                    first, _, last = ranged[6:].partition("-")
-                    start = int(first or 0)
-                    end = int(last) if last else end
-                    self.send_response(206)
-                    self.send_header("Content-Range",
-                                     f"bytes {start}-{end}/{len(body)}")
-                else:
-                    self.send_response(200)
-                self.send_header("Content-Type", kind)
-                self.send_header("Accept-Ranges", "bytes")
-                self.send_header("Content-Length", str(end - start + 1))
-                self.end_headers()
-                try:
-                    self.wfile.write(body[start:end + 1])
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
+                    self.serve_file()
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                                      Handler)
-        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever,
-                         daemon=True).start()
+        self.server = media.Server(Handler, {
+            f"/{g}.wav": media.silent_wav(s) for g, _, s in EPISODES})
+        self.base = self.server.base
 
     def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.close()
 
 
 def check(condition, message):
@@ -314,8 +273,11 @@ def t_end(w):
     check(w.ok("sleep", "end") == "sleeping at the end of Short one",
           "not the short one")
     w.mpd.command("pause 0")
-    wait_until(lambda: w.state() != "play", 8, "the end of the episode")
-    time.sleep(0.5)
+    wait_until(lambda: w.state() != "play", 20, "the end of the episode")
+    # The daemon's part comes after MPD's: wait for it to be done, not
+    # for a fixed time that a busy machine may not give it.
+    wait_until(lambda: "Short one ended: sleep timer done" in w.log(), 20,
+               "the daemon to end the timer")
     status = w.mpd.status()
     check(status.get("state") in ("pause", "stop"), status)
     check(float(status.get("elapsed", 0)) < 0.5, status)

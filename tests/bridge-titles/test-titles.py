@@ -330,14 +330,22 @@ def t_client_edit(w):
     again without titles): within a few seconds the playlist is whole
     and titled again"""
     name = "Podcast: The Loopback Show"
-    said = w.daemon.log().count("a client changed a playlist of ours")
+    log = w.daemon.log()
+    said = log.count("a client changed a playlist of ours")
     w.mpd.command(f"playlistdelete {quote(name)} 0")
     began = time.monotonic()
-    expect_playlist(w, name, w.show.newest_first(), timeout=5)
-    print(f"# titled again {time.monotonic() - began:.2f} s after the edit")
-    # The edit happened (MPD wrote the file) and was undone.
-    check(w.daemon.log().count("a client changed a playlist of ours") ==
-          said + 1, "the daemon did not see the edit")
+    try:
+        expect_playlist(w, name, w.show.newest_first(), timeout=5)
+        print(f"# titled again {time.monotonic() - began:.2f} s after the "
+              "edit")
+        # The edit happened (MPD wrote the file) and was undone.
+        check(w.daemon.log().count("a client changed a playlist of ours") ==
+              said + 1, "the daemon did not see the edit")
+    except AssertionError as e:
+        # What the daemon did meanwhile says why.
+        since = w.daemon.log()[len(log):].splitlines()
+        raise AssertionError("\n".join([str(e), "the daemon's log since "
+                                        "the edit:"] + since[-20:]))
 
 
 def quiet(w, seconds):

@@ -8,18 +8,17 @@ Standard library only. A test adds this directory, ../support and
 """
 import email.utils
 import hashlib
-import http.server
 import os
 import pwd
 import shutil
 import subprocess
 import sys
-import threading
 import time
 import urllib.parse
 import xml.sax.saxutils
 
 import faults
+import media
 from mpdtest import wait_until
 
 BRIDGE = os.environ.get("MPD_BRIDGE")
@@ -86,7 +85,7 @@ class Feed:
             f"<itunes:duration>{e.seconds}</itunes:duration>"
             f"<itunes:episode>{e.number}</itunes:episode>"
             f'<enclosure url="{esc(e.url)}" length="1000" '
-            f'type="{media_type(e.url)}"/></item>'
+            f'type="{media.media_type(e.url)}"/></item>'
             for e in self.episodes)
         return ('<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" '
                 'xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd">'
@@ -127,7 +126,7 @@ def show(site, path="show.xml", count=83, title="The Loopback Show",
             f"urn:titles:{stem}:{number}", name,
             site.url(f"/{stem}/ep{number:04d}.{suffix}"),
             SHOW_EPOCH + k * DAY, seconds, number))
-    site.serve(episodes[-1], tagged_mp3(6, STREAM_TITLE, STREAM_ARTIST))
+    site.serve(episodes[-1], media.tagged_mp3(6, STREAM_TITLE, STREAM_ARTIST))
     return site.add(Feed(path, title, author, episodes))
 
 
@@ -142,46 +141,23 @@ def big(site, count=1000):
                          episodes))
 
 
-def media_type(url):
-    return "audio/mpeg" if url.endswith(".mp3") else "audio/wav"
-
-
 class Handler(faults.Handler):
     """/PATH.xml, a feed of the site; any other path one of its files,
     with 206 answers to Range requests."""
 
-    def ranged(self, data):
-        status, headers, body = super().ranged(data)
-        return status, [(name, media_type(self.path)
-                         if name == "Content-Type" else value)
-                        for name, value in headers], body
-
     def do_GET(self):
-        path = urllib.parse.urlsplit(self.path).path
-        feed = self.server.feeds.get(path)
+        feed = self.server.feeds.get(self.route)
         if feed is None:
             return super().do_GET()
-        body = feed.rss()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/rss+xml")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        return self.reply(200, feed.rss(), "application/rss+xml")
 
 
-class Site(faults.Server):
-    """Feeds and episode files on 127.0.0.1: a faults.Server without
-    episodes of its own."""
+class Site(media.Server):
+    """Feeds and episode files on 127.0.0.1."""
 
     def __init__(self):
-        http.server.ThreadingHTTPServer.__init__(self, ("127.0.0.1", 0),
-                                                 Handler)
-        self.port = self.server_address[1]
+        super().__init__(Handler)
         self.feeds = {}
-        self.files = {}
-        self.thread = threading.Thread(target=self.serve_forever,
-                                       daemon=True)
-        self.thread.start()
 
     def add(self, feed):
         self.feeds["/" + feed.path] = feed
@@ -190,26 +166,6 @@ class Site(faults.Server):
     def serve(self, episode, data):
         """Serves @data at @episode's URL."""
         self.files[urllib.parse.urlsplit(episode.url).path] = data
-
-
-def tagged_mp3(seconds, title, artist):
-    """@seconds of silence as MP3 (MPEG-1 layer III frames, 128 kbit/s,
-    44.1 kHz mono, whose all-zero side information decodes to silence)
-    behind an ID3v2.4 tag with a title and an artist of its own: the tags
-    that MPD puts in place of a queue entry's as the stream starts
-    playing (it does not for a WAV)."""
-    def syncsafe(n):
-        return bytes([(n >> 21) & 0x7f, (n >> 14) & 0x7f, (n >> 7) & 0x7f,
-                      n & 0x7f])
-
-    def frame(name, text):
-        body = b"\x03" + text.encode()    # UTF-8
-        return name + syncsafe(len(body)) + b"\0\0" + body
-    tags = frame(b"TIT2", title) + frame(b"TPE1", artist)
-    header = b"ID3\x04\x00\x00" + syncsafe(len(tags))
-    # 1,152 samples a frame; 144 * 128000 / 44100 bytes, rounded down.
-    mpeg = b"\xff\xfb\x90\xc0" + b"\0" * (417 - 4)
-    return header + tags + mpeg * (seconds * 44100 // 1152)
 
 
 def short_hash(text):

@@ -52,26 +52,23 @@ Prints a report; the exit status is 0 when every check passed.
 import argparse
 import collections
 import hashlib
-import http.server
 import os
 import re
 import shlex
 import signal
 import socket
-import socketserver
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 from xml.sax.saxutils import escape, quoteattr
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "support"))
 from mpdtest import Mpd, quote  # noqa: E402
+import media  # noqa: E402
 
 WINDOW = 6        # episodes a feed lists
 POOL = 10         # episodes that come round again
@@ -187,65 +184,29 @@ class Feed:
         return "".join(parts).encode()
 
 
-def wav(seconds):
-    """A quiet 16-bit mono WAV: MPD plays it in real time."""
-    frames = b"\x00\x02\x00\xfe" * (TONE_RATE * seconds // 2)
-    header = (b"RIFF" + struct.pack("<I", 36 + len(frames)) + b"WAVE" +
-              b"fmt " + struct.pack("<IHHIIHH", 16, 1, 1, TONE_RATE,
-                                    TONE_RATE * 2, 2, 16) +
-              b"data" + struct.pack("<I", len(frames)))
-    return header + frames
-
-
-class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
+class Server(media.Server):
     def __init__(self, feeds):
-        super().__init__(("127.0.0.1", 0), Handler)
         self.feeds = {f.name: f for f in feeds}
         self.lock = threading.Lock()
-        self.wav = wav(TONE_SECONDS)
-        self.requests = collections.Counter()
-        self.base = "http://127.0.0.1:%d" % self.server_address[1]
+        self.wav = media.square_wav(TONE_SECONDS, TONE_RATE)
+        self.hits = collections.Counter()  # by first path element
+        super().__init__(Handler)
 
-    def handle_error(self, request, client_address):
-        # MPD hangs up on a stream it seeks in or stops: not our error.
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
-class Handler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    # Headers and body go out in two writes: with Nagle's algorithm the
-    # body would wait 40 ms for the client's delayed ACK.
-    disable_nagle_algorithm = True
-
-    def log_message(self, *args):
+    def note(self, handler, status):
+        # Thousands of requests: counted in hits, not kept one by one.
         pass
 
-    def send(self, code, body=b"", headers=()):
-        self.send_response(code)
-        for k, v in headers:
-            self.send_header(k, v)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
 
-    def do_HEAD(self):
-        self.do_GET()
-
+class Handler(media.Handler):
     def do_GET(self):
         srv = self.server
-        path = urllib.parse.urlsplit(self.path).path
-        parts = path.strip("/").split("/")
+        parts = self.route.strip("/").split("/")
         with srv.lock:
-            srv.requests[parts[0]] += 1
+            srv.hits[parts[0]] += 1
         if parts[0] == "media" and len(parts) == 2:
             return self.media()
         if parts[0] != "feed" or len(parts) != 2:
-            return self.send(404)
+            return self.reply(404)
         name = parts[1]
         with srv.lock:
             # The mover: "mover" and "mover-b" take turns to be its
@@ -254,43 +215,28 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 feed = srv.feeds[MOVER]
                 home = MOVER if (feed.version // 7) % 2 == 0 else MOVER + "-b"
                 if name != home:
-                    return self.send(301, headers=[
+                    return self.reply(301, ctype=None, headers=[
                         ("Location", "%s/feed/%s" % (srv.base, home))])
             else:
                 feed = srv.feeds.get(name)
             if feed is None:
-                return self.send(404)
+                return self.reply(404)
             if feed.failing:
-                return self.send(500, b"soak: failing on purpose\n",
-                                 [("Content-Type", "text/plain")])
+                return self.reply(500, b"soak: failing on purpose\n")
             body = feed.body(srv.base)
-        headers = [("Content-Type", "application/rss+xml")]
+        headers = []
         if feed.validators:
             etag = '"%s"' % hashlib.sha256(body).hexdigest()[:16]
             headers.append(("ETag", etag))
             if self.headers.get("If-None-Match") == etag:
-                return self.send(304, headers=[("ETag", etag)])
-        self.send(200, body, headers)
+                return self.reply(304, ctype=None, headers=headers)
+        return self.reply(200, body, "application/rss+xml", headers)
 
     def media(self):
         if TRACE is not None:
             TRACE.write("%.3f server: GET %s Range %s\n"
                         % (time.time(), self.path, self.headers.get("Range")))
-        data = self.server.wav
-        rng = self.headers.get("Range")
-        headers = [("Content-Type", "audio/wav"), ("Accept-Ranges", "bytes")]
-        m = re.match(r"bytes=(\d+)-(\d*)$", rng or "")
-        if m:
-            start = int(m.group(1))
-            end = int(m.group(2)) if m.group(2) else len(data) - 1
-            if start >= len(data):
-                return self.send(416, headers=[
-                    ("Content-Range", "bytes */%d" % len(data))])
-            end = min(end, len(data) - 1)
-            headers.append(("Content-Range", "bytes %d-%d/%d"
-                            % (start, end, len(data))))
-            return self.send(206, data[start:end + 1], headers)
-        self.send(200, data, headers)
+        return self.reply_ranged(self.server.wav, "audio/wav")
 
 
 class Daemon:
@@ -539,8 +485,6 @@ class Soak:
         self.ordinary = [f for f in self.feeds
                          if f.name not in (MOVER, NOVAL, TONES)]
         self.server = Server(self.feeds)
-        threading.Thread(target=self.server.serve_forever,
-                         daemon=True).start()
         self.mpd = Mpd(os.path.join(root, "mpd"))
         if args.mpd_verbose:
             with open(self.mpd.conf, "a") as f:
@@ -763,10 +707,14 @@ class Soak:
 
     def restart_mpd(self):
         # Stopped, and whatever was pending saved, so that nothing changes
-        # while MPD is away: the daemon may see the stop after the ping
-        # (which saves first), and saves 2 s after a change.
+        # while MPD is away. A ping saves first; the daemon saves 2 s
+        # after a change. MPD's events come to it in order, but when it
+        # is slow to read them, the stop and the ping's message come in
+        # one answer and the message goes first: the stop's change
+        # comes after that ping. So two pings, the second once the first
+        # is answered, rather than a sleep that a busy machine outlasts.
         self.play("stop", "stop", 0)
-        time.sleep(2.5)
+        self.bridge.ok("ping")
         self.bridge.ok("ping")
         before = self.state_stamp()
         self.player.close()
@@ -863,7 +811,7 @@ class Soak:
         for line in self.daemon.odd:
             print("  warning: %s" % line)
         print("  server:  %s" % ", ".join(
-            "%s %d" % kv for kv in sorted(self.server.requests.items())))
+            "%s %d" % kv for kv in sorted(self.server.hits.items())))
         return growth
 
     def verify(self, growth):
@@ -883,7 +831,7 @@ class Soak:
                     "playlists written", "new guids recognised",
                     "moves followed"):
             check(c[key] > 0, "no %s in %d cycles" % (key, self.args.cycles))
-        check(self.server.requests["media"] > 0, "MPD never played a tone")
+        check(self.server.hits["media"] > 0, "MPD never played a tone")
         check(self.events["commands ok"] > self.events["commands refused"],
               "most commands were refused")
 
@@ -912,7 +860,7 @@ def main():
                 soak.daemon.process.kill()
                 soak.daemon.process.wait()
             soak.mpd.stop()
-            soak.server.shutdown()
+            soak.server.close()
         if args.keep or status != 0:
             log("kept %s" % root)
         else:

@@ -11,7 +11,9 @@ standard input closes (so a test that crashes never leaves it running).
                         NAME, version and size), audio/mpeg, with a strong
                         ETag and a Last-Modified, and Range (bytes=N- and
                         bytes=N-M) honoured with If-Range: a validator
-                        that no longer matches gets the whole file (200)
+                        that no longer matches gets the whole file (200);
+                        ranges are read as tests/support/media.py reads
+                        them, bytes=-N too
     /raw/NAME           the file's bytes as they are now, without faults
                         (takes size= and version=), for a test to compare
     /redirect?to=URL    a 302 to URL (file:///etc/passwd, ...)
@@ -63,6 +65,9 @@ import threading
 import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import media  # noqa: E402
 
 BASE_TIME = 1735689600  # 2025-01-01T00:00:00Z
 DEFAULT_SIZE = 256 * 1024
@@ -218,21 +223,19 @@ class Handler(BaseHTTPRequestHandler):
         if range_header and not q.get("noranges"):
             current = {v for _, v in validators}
             if if_range is None or if_range in current:
-                spec = parse_range(range_header)
-                if spec is not None:
-                    first, last = spec
-                    if first >= size:
-                        STATE.record(name, 416, range_header, if_range)
-                        # With a page, as nginx answers it.
-                        self.send_response(416)
-                        self.send_header("Content-Range", f"bytes */{size}")
-                        self.send_header("Content-Type", "text/html")
-                        self.send_header("Content-Length", str(len(PAGE)))
-                        self.end_headers()
-                        self.wfile.write(PAGE)
-                        return None
-                    start = first
-                    end = size - 1 if last is None else min(last, size - 1)
+                span = media.byte_range(range_header, size)
+                if span == media.UNSATISFIABLE:
+                    STATE.record(name, 416, range_header, if_range)
+                    # With a page, as nginx answers it.
+                    self.send_response(416)
+                    self.send_header("Content-Range", f"bytes */{size}")
+                    self.send_header("Content-Type", "text/html")
+                    self.send_header("Content-Length", str(len(PAGE)))
+                    self.end_headers()
+                    self.wfile.write(PAGE)
+                    return None
+                if span is not None:
+                    start, end = span
                     status = 206
         STATE.record(name, status, range_header, if_range)
 
@@ -292,21 +295,6 @@ class Handler(BaseHTTPRequestHandler):
             self.connection.close()
         else:
             self.connection.shutdown(socket.SHUT_RDWR)
-
-
-def parse_range(value):
-    """bytes=N- or bytes=N-M, as (N, M or None); None otherwise."""
-    if not value.startswith("bytes=") or "," in value:
-        return None
-    first, _, last = value[6:].strip().partition("-")
-    try:
-        first = int(first)
-        last = int(last) if last else None
-    except ValueError:
-        return None
-    if last is not None and last < first:
-        return None
-    return first, last
 
 
 class Server(ThreadingHTTPServer):
