@@ -129,16 +129,22 @@ bridge_playlist_files_m3u(const Bridge *bridge, const char *name,
 	return out;
 }
 
-/*
- * Whole or not at all (a temporary file renamed over the old one), but
- * not fsync()ed, unlike g_file_set_contents_full(): the playlists are
- * made again from the state each time MPD connects, and a thousand
- * fsyncs on a Raspberry Pi's SD card take tens of seconds. Mode 0644, so
- * that MPD reads files another user wrote.
- */
-gboolean
-bridge_playlist_files_write_path(const char *path, const char *data,
-                                 gsize length, GError **error)
+static char *
+identity_of(const char *path)
+{
+	GStatBuf st;
+
+	if (g_stat(path, &st) != 0)
+		return NULL;
+	return g_strdup_printf(
+	        "%llu:%lld:%lld.%09ld", (unsigned long long)st.st_ino,
+	        (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+	        (long)st.st_mtim.tv_nsec);
+}
+
+static gboolean
+write_file(const char *path, const char *data, gsize length, char **identity,
+           GError **error)
 {
 	g_autofree char *tmp = g_strconcat(path, ".XXXXXX", NULL);
 	int fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0644);
@@ -160,6 +166,13 @@ bridge_playlist_files_write_path(const char *path, const char *data,
 		fd = -1;
 		goto failed_open;
 	}
+	/*
+	 * The file's identity before it is in place: once renamed, MPD may
+	 * write over it (a client's edit), and that edit must not be taken
+	 * for ours. A rename keeps the inode, size and times.
+	 */
+	if (identity != NULL)
+		*identity = identity_of(tmp);
 	if (g_rename(tmp, path) != 0) {
 		fd = -1;
 		goto failed_open;
@@ -179,26 +192,28 @@ failed:
 	return FALSE;
 }
 
-/* What tells our file from one written after it. */
-static char *
-identity_of(const char *path)
+/*
+ * Whole or not at all (a temporary file renamed over the old one), but
+ * not fsync()ed, unlike g_file_set_contents_full(): the playlists are
+ * made again from the state each time MPD connects, and a thousand
+ * fsyncs on a Raspberry Pi's SD card take tens of seconds. Mode 0644, so
+ * that MPD reads files another user wrote.
+ */
+gboolean
+bridge_playlist_files_write_path(const char *path, const char *data,
+                                 gsize length, GError **error)
 {
-	GStatBuf st;
-
-	if (g_stat(path, &st) != 0)
-		return NULL;
-	return g_strdup_printf(
-	        "%llu:%lld:%lld.%09ld", (unsigned long long)st.st_ino,
-	        (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-	        (long)st.st_mtim.tv_nsec);
+	return write_file(path, data, length, NULL, error);
 }
 
+/* What tells our file from one written after it. */
 gboolean
 bridge_playlist_files_write(Bridge *bridge, const char *name,
                             GPtrArray *episodes, GError **error)
 {
 	BridgePlaylistFiles *files = files_of(bridge);
 	g_autofree char *path = NULL;
+	g_autofree char *identity = NULL;
 	g_autoptr(GString) text = NULL;
 
 	g_return_val_if_fail(files->directory != NULL, FALSE);
@@ -222,12 +237,12 @@ bridge_playlist_files_write(Bridge *bridge, const char *name,
 		return TRUE;
 	}
 	text = bridge_playlist_files_m3u(bridge, name, episodes);
-	if (!bridge_playlist_files_write_path(path, text->str, text->len,
-	                                      error)) {
+	if (!write_file(path, text->str, text->len, &identity, error)) {
 		g_hash_table_remove(files->written, name);
 		return FALSE;
 	}
-	g_hash_table_insert(files->written, g_strdup(name), identity_of(path));
+	g_hash_table_insert(files->written, g_strdup(name),
+	                    g_steal_pointer(&identity));
 	return TRUE;
 }
 
