@@ -229,6 +229,13 @@ def t_resume_from_disk(w):
     w.mpd.command("stop")
 
 
+def refresh_for(w, key):
+    """Refreshes the show and waits for episode KEY: a refresh answers as
+    it starts, and the feed is read after."""
+    ok(w, "refresh", SHOW)
+    wait_until(lambda: key in episodes(w), 20, f"{key} in the episodes")
+
+
 def t_newer_pushes_out(w):
     """a newer episode is downloaded and pushes the oldest download out;
     its playlist entry names the stream again"""
@@ -292,7 +299,7 @@ def t_hostile_names(w):
     podcast's folder"""
     w.media.add("evil", "../../../../tmp/evil\x01name", 7,
                 "/media/..%2F..%2F..%2Fescape.mp3?x=/../../y")
-    ok(w, "refresh", SHOW)
+    refresh_for(w, "evil")
     evil = episodes(w)["evil"]
     ok(w, "download", evil["id"])
     wait_until(lambda: file_of(w, "evil") is not None, 20, "evil on disk")
@@ -313,7 +320,7 @@ def t_web_page(w):
     """a server that answers a web page instead of audio gives a clear
     failure, tried again later, and no file"""
     w.media.add("portal", "Behind a portal", 8, "/portal.mp3")
-    ok(w, "refresh", SHOW)
+    refresh_for(w, "portal")
     ok(w, "download", episodes(w)["portal"]["id"])
     wait_until(lambda: downloads(w)["failed"], 20, "the failure")
     failed = downloads(w)["failed"][0]
