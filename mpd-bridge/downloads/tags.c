@@ -376,8 +376,8 @@ set_text(TagLib_Tag *tag, void (*set)(TagLib_Tag *, const char *),
 		set(tag, clean);
 }
 
-gboolean
-bridge_tags_write(const char *path, const BridgeFileTags *tags, GError **error)
+static gboolean
+write_tags(const char *path, const BridgeFileTags *tags, GError **error)
 {
 	g_autofree char *link = NULL;
 	TagLib_File *file = NULL;
@@ -385,13 +385,6 @@ bridge_tags_write(const char *path, const BridgeFileTags *tags, GError **error)
 	Format format;
 	gboolean saved;
 
-	g_return_val_if_fail(path != NULL, FALSE);
-	g_return_val_if_fail(tags != NULL, FALSE);
-	g_return_val_if_fail(tags->date == NULL || date_year(tags->date) > 0,
-	                     FALSE);
-	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
-
-	setup_taglib();
 	if (!check_file(path, &format, error))
 		return FALSE;
 	if (!open_taglib(path, format, &file, &link, error))
@@ -433,4 +426,27 @@ bridge_tags_write(const char *path, const BridgeFileTags *tags, GError **error)
 		return FALSE;
 	}
 	return TRUE;
+}
+
+gboolean
+bridge_tags_write(const char *path, const BridgeFileTags *tags, GError **error)
+{
+	/*
+	 * One file at a time, whatever thread asks: TagLib keeps state of
+	 * its own for the process (frame factories, string handlers, the C
+	 * API's settings), and TagLib 2.0.2 crashed once with distinct files
+	 * tagged from several threads at once. Tagging is not on a hot path.
+	 */
+	static GMutex taglib_lock;
+	g_autoptr(GMutexLocker) locker = NULL;
+
+	g_return_val_if_fail(path != NULL, FALSE);
+	g_return_val_if_fail(tags != NULL, FALSE);
+	g_return_val_if_fail(tags->date == NULL || date_year(tags->date) > 0,
+	                     FALSE);
+	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+	setup_taglib();
+	locker = g_mutex_locker_new(&taglib_lock);
+	return write_tags(path, tags, error);
 }

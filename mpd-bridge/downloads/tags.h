@@ -47,8 +47,8 @@ typedef struct {
  * (G_IO_ERROR_NOT_SUPPORTED), or TagLib cannot read it
  * (G_IO_ERROR_INVALID_DATA) or save it (G_IO_ERROR_FAILED).
  *
- * Safe to call from any thread, on distinct files; no two calls may work
- * on the same file at once.
+ * Safe to call from any thread: calls take turns, since TagLib keeps
+ * state of its own for the process.
  */
 gboolean
 bridge_tags_write(const char *path, const BridgeFileTags *tags, GError **error);
