@@ -223,12 +223,14 @@ on_news(Bridge *bridge, const BridgeNews *news)
 		break;
 	case BRIDGE_NEWS_PLAYED:
 		bridge_phone_sync_changed(bridge, news->episode);
+		bridge_push_continue_soon(bridge);
 		break;
 	case BRIDGE_NEWS_LISTENED:
 		bridge_push_all(bridge, FALSE);
 		break;
 	case BRIDGE_NEWS_STARTED:
 		bridge_phone_sync_episode_started(bridge, news->episode);
+		bridge_push_continue_soon(bridge);
 		break;
 	case BRIDGE_NEWS_CHAPTERS:
 		bridge_skips_on_player(bridge);
@@ -762,6 +764,8 @@ main(int argc, char **argv)
 	bridge_playlist_files_clear(&bridge);
 	g_free(bridge.new_pushed);
 	g_free(bridge.starred_pushed);
+	g_free(bridge.continue_pushed);
+	g_clear_handle_id(&bridge.continue_timer, g_source_remove);
 	g_clear_pointer(&bridge.url_prefixes, g_regex_unref);
 	bridge_tracker_clear(&bridge);
 	bridge_phone_sync_clear(&bridge);

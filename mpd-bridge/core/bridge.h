@@ -58,20 +58,24 @@ typedef struct BridgeSleep BridgeSleep;
 struct Bridge {
 	BridgeConfig *config;
 	BridgeStore *store;
-	BridgeMpd *mpd;       /* NULL for a command line without MPD */
-	FeedFetcher *fetcher; /* NULL until a refresh needs one */
-	GMainLoop *loop;      /* NULL outside the daemon */
-	gboolean daemon;      /* running as `mpd-bridge run` */
-	guint refresh_timer;  /* source of the next due refresh; 0: none */
-	guint save_timer;     /* source of a pending save; 0: none */
-	guint fetching;       /* refreshes under way */
-	gboolean pushed;      /* playlists pushed since MPD connected */
-	gboolean dirty;       /* the state has changes not yet saved */
-	guint64 changes;      /* bridge_changed() calls so far */
-	char *new_pushed;     /* hash of the new-episodes playlist last sent
-	                         to MPD; NULL before the first */
-	char *starred_pushed; /* the same, of the starred playlist */
-	GRegex *url_prefixes; /* tracking-redirect prefixes; NULL until used */
+	BridgeMpd *mpd;        /* NULL for a command line without MPD */
+	FeedFetcher *fetcher;  /* NULL until a refresh needs one */
+	GMainLoop *loop;       /* NULL outside the daemon */
+	gboolean daemon;       /* running as `mpd-bridge run` */
+	guint refresh_timer;   /* source of the next due refresh; 0: none */
+	guint save_timer;      /* source of a pending save; 0: none */
+	guint fetching;        /* refreshes under way */
+	gboolean pushed;       /* playlists pushed since MPD connected */
+	gboolean dirty;        /* the state has changes not yet saved */
+	guint64 changes;       /* bridge_changed() calls so far */
+	char *new_pushed;      /* hash of the new-episodes playlist last sent
+	                          to MPD; NULL before the first */
+	char *starred_pushed;  /* the same, of the starred playlist */
+	char *continue_pushed; /* the same, of the Continue playlist */
+	guint continue_timer;  /* source of a due Continue push; 0: none */
+	gint64 continue_at;    /* monotonic microseconds of its last push;
+	                          0: none yet */
+	GRegex *url_prefixes;  /* tracking-redirect prefixes; NULL until used */
 	BridgeTracking tracking;
 	BridgePlaylistFiles *files;      /* NULL until first looked at */
 	BridgeQueueTitles *queue_titles; /* NULL until first looked at */

@@ -477,6 +477,8 @@ read_file(BridgeConfig *config, GKeyFile *file, BridgeConfigFlags flags,
 	                 &config->later_playlist, error) ||
 	    !read_string(file, GROUP_BRIDGE, "starred_playlist",
 	                 &config->starred_playlist, error) ||
+	    !read_string(file, GROUP_BRIDGE, "continue_playlist",
+	                 &config->continue_playlist, error) ||
 	    !read_string(file, GROUP_BRIDGE, "list_prefix",
 	                 &config->list_prefix, error) ||
 	    !read_bool(file, GROUP_BRIDGE, "fetch_chapters",
@@ -537,6 +539,7 @@ bridge_config_load_full(const char *path, BridgeConfigFlags flags,
 	config->fetch_timeout = 120;
 	config->later_playlist = g_strdup("Podcasts: Play later");
 	config->starred_playlist = g_strdup("Podcasts: Starred");
+	config->continue_playlist = g_strdup("Podcasts: Continue");
 	config->list_prefix = g_strdup("Podcast list: ");
 	config->retention_days = 180;
 	config->fetch_chapters = TRUE;
@@ -608,6 +611,7 @@ bridge_config_free(BridgeConfig *config)
 	g_free(config->new_playlist);
 	g_free(config->later_playlist);
 	g_free(config->starred_playlist);
+	g_free(config->continue_playlist);
 	g_free(config->list_prefix);
 	g_free(config->music_directory);
 	g_free(config->playlist_directory);

@@ -91,6 +91,8 @@ typedef struct {
 	                             "" for none */
 	char *later_playlist;     /* [bridge] later_playlist:
 	                             "Podcasts: Play later"; "" for none */
+	char *continue_playlist;  /* [bridge] continue_playlist:
+	                             "Podcasts: Continue"; "" for none */
 	char *starred_playlist;   /* [bridge] starred_playlist:
 	                             "Podcasts: Starred"; "" for none */
 	char *list_prefix;        /* [bridge] list_prefix: "Podcast list: " */

@@ -1,7 +1,8 @@
 /*
  * Pushing to MPD: a stored playlist per subscription, rewritten only when
- * its contents changed, and those of new, starred and listed episodes;
- * as titled files when playlist-files.c can, else through the protocol.
+ * its contents changed, and those of new, starred, continued and listed
+ * episodes; as titled files when playlist-files.c can, else through the
+ * protocol.
  * Only http(s) URLs from the store ever reach MPD.
  */
 #include "playlists/push.h"
@@ -12,6 +13,9 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
+
+/* Changes of position rewrite the Continue playlist at most this often. */
+#define CONTINUE_EVERY_US (60 * G_USEC_PER_SEC)
 
 char *
 bridge_push_playlist_name(const Bridge *bridge, const BridgeFeed *feed)
@@ -236,6 +240,73 @@ push_new_and_starred(Bridge *bridge, gboolean force)
 		             &bridge->starred_pushed, force);
 }
 
+/* Most recently played first; the same moment, by id, for a stable order. */
+static gint
+by_last_played(gconstpointer a, gconstpointer b)
+{
+	const BridgeEpisode *x = *(BridgeEpisode *const *)a;
+	const BridgeEpisode *y = *(BridgeEpisode *const *)b;
+
+	if (x->last_played != y->last_played)
+		return x->last_played > y->last_played ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+/*
+ * The episodes in progress, most recently played first: what a client
+ * that cannot send our commands (most phone apps) loads to go on.
+ */
+static void
+push_continue(Bridge *bridge, gboolean force)
+{
+	const char *name = bridge->config->continue_playlist;
+	g_autoptr(GPtrArray) episodes = NULL;
+	g_autoptr(GPtrArray) going = g_ptr_array_new();
+
+	if (*name == '\0')
+		return;
+	episodes = bridge_store_list_episodes(bridge->store, NULL);
+	for (guint i = 0; i < episodes->len; i++) {
+		BridgeEpisode *episode = episodes->pdata[i];
+
+		if (!episode->listened && episode->position > 0 &&
+		    episode->gone == 0)
+			g_ptr_array_add(going, episode);
+	}
+	g_ptr_array_sort(going, by_last_played);
+	bridge->continue_at = g_get_monotonic_time();
+	push_changed(bridge, name, going, &bridge->continue_pushed, force);
+}
+
+static gboolean
+on_continue_due(gpointer data)
+{
+	Bridge *bridge = data;
+
+	bridge->continue_timer = 0;
+	if (bridge->mpd != NULL && bridge_mpd_is_connected(bridge->mpd))
+		push_continue(bridge, FALSE);
+	return G_SOURCE_REMOVE;
+}
+
+void
+bridge_push_continue_soon(Bridge *bridge)
+{
+	gint64 since;
+
+	if (bridge->continue_timer != 0 || bridge->mpd == NULL ||
+	    !bridge_mpd_is_connected(bridge->mpd))
+		return;
+	since = g_get_monotonic_time() - bridge->continue_at;
+	if (bridge->continue_at == 0 || since >= CONTINUE_EVERY_US) {
+		push_continue(bridge, FALSE);
+		return;
+	}
+	bridge->continue_timer =
+	        g_timeout_add((guint)((CONTINUE_EVERY_US - since) / 1000 + 1),
+	                      on_continue_due, bridge);
+}
+
 char *
 bridge_push_list_name(const Bridge *bridge, const BridgeList *list)
 {
@@ -298,6 +369,7 @@ bridge_push_all(Bridge *bridge, gboolean force)
 	for (guint i = 0; i < feeds->len; i++)
 		push_feed(bridge, feeds->pdata[i], force);
 	push_new_and_starred(bridge, force);
+	push_continue(bridge, force);
 	push_lists(bridge, force);
 	bridge_playlist_files_notify(bridge);
 }

@@ -1,6 +1,6 @@
 /*
  * What MPD shows as stored playlists: one per subscription, new episodes,
- * starred ones, play-later and the named lists.
+ * starred ones, those in progress, play-later and the named lists.
  */
 #ifndef BRIDGE_PLAYLISTS_PUSH_H
 #define BRIDGE_PLAYLISTS_PUSH_H
@@ -28,6 +28,14 @@ bridge_push_list_name(const Bridge *bridge, const BridgeList *list);
  */
 void
 bridge_push_all(Bridge *bridge, gboolean force);
+
+/*
+ * Pushes the Continue playlist as positions change: now, or once a
+ * minute has passed since its last push, so that a listener's every
+ * checkpoint does not rewrite it.
+ */
+void
+bridge_push_continue_soon(Bridge *bridge);
 
 /*
  * Removes @feed's stored playlist from MPD, and its M3U file from the
