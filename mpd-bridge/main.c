@@ -11,6 +11,7 @@
 #include "feeds/refresh.h"
 #include "feeds/search-command.h"
 #include "feeds/subscribe.h"
+#include "listening/alarm.h"
 #include "listening/chapters.h"
 #include "listening/queue.h"
 #include "listening/skips.h"
@@ -328,10 +329,12 @@ run_daemon(Bridge *bridge)
 	bridge_phone_sync_start(bridge);
 	bridge->resume_wait_ms = bridge_phone_sync_resume_wait_ms(bridge);
 	bridge_downloads_start(bridge);
+	bridge_alarm_start(bridge);
 	g_main_loop_run(bridge->loop);
 	g_source_remove(term);
 	g_source_remove(intr);
 	bridge_sleep_stop(bridge);
+	bridge_alarm_stop(bridge);
 	bridge_tracker_stop(bridge);
 	bridge_phone_sync_stop(bridge);
 	bridge_downloads_stop(bridge);
@@ -773,6 +776,7 @@ main(int argc, char **argv)
 	bridge_chapters_clear(&bridge);
 	bridge_skips_clear(&bridge);
 	bridge_sleep_clear(&bridge);
+	bridge_alarm_clear(&bridge);
 	bridge_store_free(bridge.store);
 	bridge_config_free(bridge.config);
 	return status;

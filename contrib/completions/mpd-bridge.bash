@@ -53,7 +53,7 @@ _mpd_bridge()
 	local commands='run subscribe unsubscribe list refresh set episodes
 		queue mark star unstar later list-add list-remove lists status
 		show chapters next-chapter previous-chapter chapter download delete
-		downloads import-opml export-opml search sync sleep ping help'
+		downloads import-opml export-opml search sync sleep alarm ping help'
 	local cmd=${COMP_WORDS[0]/#\~/$HOME} i command='' first=0
 	local -a config=()
 	COMPREPLY=()
@@ -154,6 +154,18 @@ _mpd_bridge()
 		;;
 	sleep)
 		((n == 0)) && COMPREPLY=($(compgen -W 'end off' -- "$cur"))
+		;;
+	alarm)
+		if ((n == 0)); then
+			COMPREPLY=($(compgen -W 'list off' -- "$cur"))
+		elif [[ $prev == latest ]]; then
+			_mpd_bridge_complete_feeds "$word" "$cmd" "${config[@]}"
+		elif ((n == 1)) && [[ $prev == *:* ]]; then
+			COMPREPLY=($(compgen -W 'daily weekdays once new continue
+				latest' -- "$cur"))
+		elif ((n == 2)); then
+			COMPREPLY=($(compgen -W 'new continue latest' -- "$cur"))
+		fi
 		;;
 	esac
 } &&

@@ -10,6 +10,7 @@
 #include "feeds/import.h"
 #include "feeds/search-command.h"
 #include "feeds/subscribe.h"
+#include "listening/alarm.h"
 #include "listening/chapters-command.h"
 #include "listening/sleep.h"
 #include "phone/phone-sync.h"
@@ -110,6 +111,11 @@ static const BridgeCommand commands[] = {
 	  "pause after a while (20, 90s, 1h), stop after this episode, or "
 	  "say what is set",
 	  0, 1, TRUE, TRUE, bridge_sleep_run, NULL, bridge_sleep_check },
+	{ "alarm",
+	  "[list|off N|HH:MM[:SS] [daily|weekdays|once] "
+	  "[new|continue|latest FEED|PLAYLIST]]",
+	  "wake up to podcasts at a time of day; alone, the alarms set", 0,
+	  G_MAXUINT, TRUE, FALSE, bridge_alarm_run, NULL, bridge_alarm_check },
 	{ NULL, NULL, NULL, 0, 0, FALSE, FALSE, NULL, NULL, NULL },
 };
 

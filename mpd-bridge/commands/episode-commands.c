@@ -11,6 +11,7 @@
 #include "downloads/downloads.h"
 #include "feeds/refresh.h"
 #include "feeds/subscribe.h"
+#include "listening/alarm.h"
 #include "listening/chapters.h"
 #include "listening/queue.h"
 #include "listening/skips.h"
@@ -150,6 +151,7 @@ bridge_run_status(Bridge *bridge, char **args, GString *out, GError **error)
 		append_playing(bridge, episode, &status, out);
 	if (episode != NULL)
 		append_chapter(bridge, &status, out);
+	bridge_alarm_describe_next(bridge, out);
 	if (bridge_playlist_files_note(bridge) != NULL)
 		g_string_append_printf(out, "; %s",
 		                       bridge_playlist_files_note(bridge));

@@ -55,6 +55,9 @@ typedef struct BridgeDownloads BridgeDownloads;
 /* The sleep timer, in the daemon's memory only (sleep.c). */
 typedef struct BridgeSleep BridgeSleep;
 
+/* The wake-up alarm's timer and fade; the alarms are in the state. */
+typedef struct BridgeAlarms BridgeAlarms;
+
 struct Bridge {
 	BridgeConfig *config;
 	BridgeStore *store;
@@ -84,6 +87,8 @@ struct Bridge {
 	BridgeChapterState *chapters;    /* NULL until chapters are read */
 	BridgeSkips *skips;              /* NULL until first looked at */
 	BridgeSleep *sleep;              /* NULL until a sleep timer is set */
+	BridgeAlarms *alarms;            /* NULL until the daemon waits for
+	                                    an alarm */
 	BridgeNewsListener news; /* hears what concerns tell; NULL: none */
 	guint resume_wait_ms;    /* how long a resume waits for a phone to
 	                            say where it stopped; 0: none */

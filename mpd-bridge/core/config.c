@@ -489,6 +489,8 @@ read_file(BridgeConfig *config, GKeyFile *file, BridgeConfigFlags flags,
 	               &config->retention_days, error) ||
 	    !read_uint(file, GROUP_BRIDGE, "sleep_fade", 0, 600,
 	               &config->sleep_fade_seconds, error) ||
+	    !read_uint(file, GROUP_BRIDGE, "alarm_fade", 0, 600,
+	               &config->alarm_fade_seconds, error) ||
 	    !read_uint(file, GROUP_LISTEN, "tail_percent", 0, 50,
 	               &config->listened_percent, error) ||
 	    !read_uint(file, GROUP_LISTEN, "tail_seconds", 0, 3600,
@@ -545,6 +547,7 @@ bridge_config_load_full(const char *path, BridgeConfigFlags flags,
 	config->fetch_chapters = TRUE;
 	config->chapter_titles = TRUE;
 	config->sleep_fade_seconds = 10;
+	config->alarm_fade_seconds = 60;
 	config->listened_percent = 5;
 	config->listened_seconds = 60;
 	config->config_path =

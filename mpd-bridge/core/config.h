@@ -117,6 +117,9 @@ typedef struct {
 	guint sleep_fade_seconds; /* [bridge] sleep_fade: 10 s of fading the
 	                             volume before the sleep timer pauses;
 	                             0 for none */
+	guint alarm_fade_seconds; /* [bridge] alarm_fade: 60 s of raising the
+	                             volume after an alarm starts playing;
+	                             0 for none */
 	guint listened_percent;   /* [listening] tail_percent: 5 */
 	guint listened_seconds;   /* [listening] tail_seconds: 60 */
 	char *config_path;        /* where the settings came from, or would */

@@ -13,13 +13,13 @@
 
 #include "core/call.h"
 #include "core/identity.h"
+#include "listening/fade.h"
 
 #include <mpd/idle.h>
 #include <string.h>
 
-#define MIN_MS       1000
-#define MAX_MS       (24 * 3600 * 1000)
-#define FADE_STEP_MS 250
+#define MIN_MS 1000
+#define MAX_MS (24 * 3600 * 1000)
 
 typedef enum {
 	SLEEP_NONE,
@@ -36,11 +36,9 @@ struct BridgeSleep {
 	gint64 fade_ms;    /* SLEEP_AT: how long the fade takes, at most the
 	                      timer's length; 0: no fade */
 	guint timer;       /* source of the fade's start or of the pause; 0 */
-	guint fade_timer;  /* source of the next step of the fade; 0: not
-	                      fading */
+	BridgeFade *fade;  /* the volume going down; NULL: not fading */
 	int volume_before; /* MPD's volume as the fade began, restored after
 	                      the pause; -1: nothing to restore */
-	int volume_set;    /* the volume the fade set last; -1: none */
 	guint song_id;     /* SLEEP_END: the song it ends with; 0: none */
 	char *title;       /* SLEEP_END: that episode's title (or URI); NULL */
 	BridgeSingleMode single_before; /* SLEEP_END: MPD's single mode before
@@ -54,7 +52,6 @@ get_sleep(Bridge *bridge)
 	if (bridge->sleep == NULL) {
 		bridge->sleep = g_new0(BridgeSleep, 1);
 		bridge->sleep->volume_before = -1;
-		bridge->sleep->volume_set = -1;
 	}
 	return bridge->sleep;
 }
@@ -168,7 +165,10 @@ end_fade(Bridge *bridge)
 	BridgeSleep *s = bridge->sleep;
 	g_autoptr(GError) error = NULL;
 
-	g_clear_handle_id(&s->fade_timer, g_source_remove);
+	/* The listener set a volume: theirs stays, now and after. */
+	if (bridge_fade_is_overridden(s->fade))
+		s->volume_before = -1;
+	g_clear_pointer(&s->fade, bridge_fade_free);
 	if (s->volume_before >= 0 && bridge->mpd != NULL &&
 	    !bridge_mpd_set_volume(bridge->mpd, (guint)s->volume_before,
 	                           &error))
@@ -176,7 +176,6 @@ end_fade(Bridge *bridge)
 		          "%s",
 		          error->message);
 	s->volume_before = -1;
-	s->volume_set = -1;
 }
 
 /* Puts MPD's single mode back as it was before a `sleep end`. */
@@ -228,7 +227,6 @@ on_due(gpointer data)
 	const BridgeEpisode *episode;
 
 	s->timer = 0;
-	g_clear_handle_id(&s->fade_timer, g_source_remove);
 	if (bridge->mpd == NULL ||
 	    !bridge_mpd_player_status(bridge->mpd, &status, &error)) {
 		g_warning("the sleep timer cannot pause: %s",
@@ -245,47 +243,6 @@ on_due(gpointer data)
 	}
 	reset(bridge);
 	return G_SOURCE_REMOVE;
-}
-
-static gboolean
-on_fade_step(gpointer data)
-{
-	Bridge *bridge = data;
-	BridgeSleep *s = bridge->sleep;
-	g_autoptr(GError) error = NULL;
-	gint64 left_ms;
-	int volume;
-	int target;
-
-	if (!bridge_mpd_get_volume(bridge->mpd, &volume, &error)) {
-		g_message("the sleep timer stops fading: %s", error->message);
-		s->fade_timer = 0;
-		return G_SOURCE_REMOVE;
-	}
-	/* The listener set a volume: theirs stays, now and after. */
-	if (volume != s->volume_set) {
-		g_message("the volume was changed during the sleep timer's "
-		          "fade: it stays at %d",
-		          volume);
-		s->fade_timer = 0;
-		s->volume_before = -1;
-		s->volume_set = -1;
-		return G_SOURCE_REMOVE;
-	}
-	left_ms =
-	        CLAMP((s->due - g_get_monotonic_time()) / 1000, 0, s->fade_ms);
-	target = (int)(s->volume_before * left_ms / s->fade_ms);
-	if (target != s->volume_set) {
-		if (!bridge_mpd_set_volume(bridge->mpd, (guint)target,
-		                           &error)) {
-			g_message("the sleep timer stops fading: %s",
-			          error->message);
-			s->fade_timer = 0;
-			return G_SOURCE_REMOVE;
-		}
-		s->volume_set = target;
-	}
-	return G_SOURCE_CONTINUE;
 }
 
 /* The last seconds: the volume goes down in steps while MPD plays. */
@@ -310,9 +267,12 @@ on_fade_due(gpointer data)
 			          error->message);
 		return G_SOURCE_REMOVE;
 	}
-	s->volume_before = volume;
-	s->volume_set = volume;
-	s->fade_timer = g_timeout_add(FADE_STEP_MS, on_fade_step, bridge);
+	s->fade = bridge_fade_start(bridge, volume, 0, MAX(ms_until(s->due), 1),
+	                            "the sleep timer", &error);
+	if (s->fade == NULL)
+		g_message("the sleep timer does not fade: %s", error->message);
+	else
+		s->volume_before = volume;
 	return G_SOURCE_REMOVE;
 }
 
@@ -400,9 +360,9 @@ describe(Bridge *bridge, GString *out)
 	} else {
 		left = describe_left(s->due - g_get_monotonic_time());
 		clock = describe_clock(s);
-		g_string_append_printf(out, "sleeping in %s (at %s%s)", left,
-		                       clock,
-		                       s->fade_timer != 0 ? ", fading" : "");
+		g_string_append_printf(
+		        out, "sleeping in %s (at %s%s)", left, clock,
+		        bridge_fade_is_running(s->fade) ? ", fading" : "");
 	}
 }
 
@@ -494,7 +454,7 @@ bridge_sleep_clear(Bridge *bridge)
 	if (bridge->sleep == NULL)
 		return;
 	g_clear_handle_id(&bridge->sleep->timer, g_source_remove);
-	g_clear_handle_id(&bridge->sleep->fade_timer, g_source_remove);
+	g_clear_pointer(&bridge->sleep->fade, bridge_fade_free);
 	g_free(bridge->sleep->title);
 	g_clear_pointer(&bridge->sleep, g_free);
 }
