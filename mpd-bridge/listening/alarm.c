@@ -16,6 +16,7 @@
 #include "core/call.h"
 #include "listening/fade.h"
 #include "listening/queue.h"
+#include "playlists/push.h"
 
 #include <string.h>
 
@@ -283,17 +284,6 @@ get_alarms(Bridge *bridge)
 }
 
 /* The episodes a `new` or `continue` alarm queues, best first. */
-static gint
-compare_last_played(gconstpointer a, gconstpointer b)
-{
-	const BridgeEpisode *x = *(BridgeEpisode *const *)a;
-	const BridgeEpisode *y = *(BridgeEpisode *const *)b;
-
-	return x->last_played > y->last_played   ? -1
-	       : x->last_played < y->last_played ? 1
-	                                         : 0;
-}
-
 static GPtrArray *
 pick_episodes(Bridge *bridge, const BridgeAlarm *alarm)
 {
@@ -312,20 +302,18 @@ pick_episodes(Bridge *bridge, const BridgeAlarm *alarm)
 			g_ptr_array_add(chosen, all->pdata[0]);
 		return chosen;
 	}
-	/* New is what the New playlist holds, newest first. */
+	/* Continue and New are what their playlists hold. */
+	if (alarm->what == BRIDGE_ALARM_CONTINUE) {
+		g_ptr_array_unref(chosen);
+		chosen = bridge_push_continuing(bridge);
+	}
 	for (guint i = 0; i < all->len; i++) {
 		BridgeEpisode *episode = all->pdata[i];
 
 		if (alarm->what == BRIDGE_ALARM_NEW && !episode->listened &&
 		    episode->gone == 0)
 			g_ptr_array_add(chosen, episode);
-		if (alarm->what == BRIDGE_ALARM_CONTINUE &&
-		    !episode->listened && episode->position > 0 &&
-		    episode->last_played > 0)
-			g_ptr_array_add(chosen, episode);
 	}
-	if (alarm->what == BRIDGE_ALARM_CONTINUE)
-		g_ptr_array_sort(chosen, compare_last_played);
 	if (chosen->len > MAX_EPISODES)
 		g_ptr_array_set_size(chosen, MAX_EPISODES);
 	return chosen;

@@ -252,20 +252,13 @@ by_last_played(gconstpointer a, gconstpointer b)
 	return strcmp(x->id, y->id);
 }
 
-/*
- * The episodes in progress, most recently played first: what a client
- * that cannot send our commands (most phone apps) loads to go on.
- */
-static void
-push_continue(Bridge *bridge, gboolean force)
+GPtrArray *
+bridge_push_continuing(Bridge *bridge)
 {
-	const char *name = bridge->config->continue_playlist;
-	g_autoptr(GPtrArray) episodes = NULL;
-	g_autoptr(GPtrArray) going = g_ptr_array_new();
+	g_autoptr(GPtrArray) episodes =
+	        bridge_store_list_episodes(bridge->store, NULL);
+	GPtrArray *going = g_ptr_array_new();
 
-	if (*name == '\0')
-		return;
-	episodes = bridge_store_list_episodes(bridge->store, NULL);
 	for (guint i = 0; i < episodes->len; i++) {
 		BridgeEpisode *episode = episodes->pdata[i];
 
@@ -274,6 +267,22 @@ push_continue(Bridge *bridge, gboolean force)
 			g_ptr_array_add(going, episode);
 	}
 	g_ptr_array_sort(going, by_last_played);
+	return going;
+}
+
+/*
+ * The episodes in progress, most recently played first: what a client
+ * that cannot send our commands (most phone apps) loads to go on.
+ */
+static void
+push_continue(Bridge *bridge, gboolean force)
+{
+	const char *name = bridge->config->continue_playlist;
+	g_autoptr(GPtrArray) going = NULL;
+
+	if (*name == '\0')
+		return;
+	going = bridge_push_continuing(bridge);
 	bridge->continue_at = g_get_monotonic_time();
 	push_changed(bridge, name, going, &bridge->continue_pushed, force);
 }

@@ -30,6 +30,13 @@ void
 bridge_push_all(Bridge *bridge, gboolean force);
 
 /*
+ * The episodes in progress, most recently played first, as the Continue
+ * playlist holds them: a new array of borrowed pointers.
+ */
+GPtrArray *
+bridge_push_continuing(Bridge *bridge);
+
+/*
  * Pushes the Continue playlist as positions change: now, or once a
  * minute has passed since its last push, so that a listener's every
  * checkpoint does not rewrite it.
