@@ -198,11 +198,40 @@ html_entity(FeedParser *parser, const xmlChar *name)
 	return entity;
 }
 
+/*
+ * The guard that makes recovery lose nothing. libxml2 2.9.14 clears
+ * ctxt->wellFormed at its first error, and from then on
+ * xmlParseReference() returns before it hands on any entity reference:
+ * &amp;, &apos;, &nbsp; and the document's own entities all vanish from
+ * the text, while character references stay. Nothing else that the push
+ * parser does without validation or a tree depends on the flag (it also
+ * picks xmlParseChunk()'s return value, which note_encoding_failure()
+ * reads only once libxml2 has stopped). So the flag is given back here:
+ * create_context() sets XML_PARSE_OLDSAX, under which xmlParseEntityRef()
+ * asks getEntity for every name, the predefined ones too, just before
+ * xmlParseReference() looks at the flag. The error itself was listed by
+ * on_error() already. The entity limits still hold: libxml2 checks
+ * amplification whatever the flag, and within_expansion_limit() counts.
+ */
 static xmlEntityPtr
 on_get_entity(void *ctx, const xmlChar *name)
 {
-	xmlEntityPtr entity = xmlSAX2GetEntity(ctx, name);
+	xmlParserCtxtPtr ctxt = ctx;
+	xmlEntityPtr entity;
 
+	/* Once the document is refused, nothing is to be expanded. */
+	if (parser_of(ctx)->error == NULL)
+		ctxt->wellFormed = 1;
+	entity = xmlSAX2GetEntity(ctx, name);
+	/*
+	 * Without OLDSAX, libxml2 counts only references to entities that
+	 * are not predefined; its amplification checks compare that count
+	 * with the input, so a predefined one is not counted here either.
+	 */
+	if (entity != NULL && ctxt->inSubset == 0 &&
+	    entity->etype == XML_INTERNAL_PREDEFINED_ENTITY &&
+	    ctxt->nbentities > 0)
+		ctxt->nbentities--;
 	return entity != NULL ? entity : html_entity(parser_of(ctx), name);
 }
 
@@ -610,7 +639,9 @@ create_context(FeedParser *parser, const char *data, int length)
 	        xmlCreatePushParserCtxt(&parser->sax, NULL, data, length, name);
 	feed_xml_quiet_end(&parser->quiet);
 	parser->ctxt->_private = parser;
-	xmlCtxtUseOptions(parser->ctxt, XML_PARSE_RECOVER | XML_PARSE_NONET);
+	/* OLDSAX: see on_get_entity(). */
+	xmlCtxtUseOptions(parser->ctxt, XML_PARSE_RECOVER | XML_PARSE_NONET |
+	                                        XML_PARSE_OLDSAX);
 	/* xmlCtxtUseOptions puts back libxml2's default DTD loading hooks. */
 	parser->ctxt->sax->resolveEntity = on_resolve_entity;
 	parser->ctxt->sax->externalSubset = NULL;
