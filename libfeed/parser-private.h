@@ -259,6 +259,8 @@ struct FeedParser {
 	gboolean repair_input;    /* and reads the bytes as UTF-8 */
 	gboolean input_repaired;  /* some were not allowed (utf8-input.c) */
 	gsize handed;             /* bytes handed to libxml2 so far */
+	gboolean start_checked;   /* what precedes <?xml has been looked at */
+	int skipped_lines;        /* newlines in what was skipped; 0 none */
 };
 
 /* elements.c: which element means what. */

@@ -18,6 +18,9 @@
 /* More problems than this are counted, not listed. */
 #define MAX_PROBLEMS 100
 
+/* Bytes before the XML declaration that are looked through at most. */
+#define MAX_JUNK 4096
+
 /* Text may be this many times the document, plus 1 MiB. */
 #define MAX_EXPANSION 4
 
@@ -639,6 +642,9 @@ create_context(FeedParser *parser, const char *data, int length)
 	        xmlCreatePushParserCtxt(&parser->sax, NULL, data, length, name);
 	feed_xml_quiet_end(&parser->quiet);
 	parser->ctxt->_private = parser;
+	/* Errors name lines of the document as it came. */
+	if (parser->ctxt->input != NULL)
+		parser->ctxt->input->line += parser->skipped_lines;
 	/* OLDSAX: see on_get_entity(). */
 	xmlCtxtUseOptions(parser->ctxt, XML_PARSE_RECOVER | XML_PARSE_NONET |
 	                                        XML_PARSE_OLDSAX);
@@ -730,13 +736,11 @@ push_repaired(FeedParser *parser, const char *data, gsize length,
 }
 
 /*
- * Gives libxml2 what it can take of the @length bytes at @data and returns
- * how many it took; with @at_end, all. Up to the first '>', which ends the
- * XML declaration when there is one, the bytes go as they are: after it,
- * libxml2 knows the encoding, and UTF-8 is repaired from then on.
+ * The part of hand_over() after what comes before the XML declaration.
  */
 static gsize
-hand_over(FeedParser *parser, const char *data, gsize length, gboolean at_end)
+hand_over_rest(FeedParser *parser, const char *data, gsize length,
+               gboolean at_end)
 {
 	gsize given = 0;
 
@@ -775,6 +779,107 @@ hand_over(FeedParser *parser, const char *data, gsize length, gboolean at_end)
 		given += n;
 	}
 	return given;
+}
+
+/*
+ * Whether the @length bytes at @data (the text before an XML declaration)
+ * hold something that shows they are the document itself: markup other
+ * than plain tags (a comment, CDATA, a DOCTYPE, a processing instruction),
+ * a feed's root element, or a NUL byte, which UTF-16 and UTF-32 have.
+ */
+static gboolean
+looks_like_document(const char *data, gsize length)
+{
+	static const char *const roots[] = { "rss", "feed", "rdf" };
+
+	if (memchr(data, '\0', length) != NULL)
+		return TRUE;
+	for (const char *p = memchr(data, '<', length); p != NULL;
+	     p = memchr(p + 1, '<', data + length - p - 1)) {
+		gsize left = data + length - p - 1;
+
+		if (left > 0 && (p[1] == '?' || p[1] == '!'))
+			return TRUE;
+		for (gsize i = 0; i < G_N_ELEMENTS(roots); i++) {
+			gsize n = strlen(roots[i]);
+
+			if (left >= n &&
+			    g_ascii_strncasecmp(p + 1, roots[i], n) == 0)
+				return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+/*
+ * How many bytes at the start come before the XML declaration and are to
+ * be skipped, or -1 when that is not known yet. Lenient readers skip
+ * whitespace, a byte order mark, or a stray line (a server's warning) in
+ * front of <?xml; libxml2 would instead read the declaration as a
+ * processing instruction, and so ignore the encoding it declares.
+ */
+static gssize
+junk_before_declaration(const char *data, gsize length, gboolean at_end)
+{
+	gsize limit = MIN(length, MAX_JUNK + 6);
+	const char *decl;
+	gsize at;
+
+	if (length == 0)
+		return at_end ? 0 : -1;
+	decl = memmem(data, limit, "<?xml", 5);
+	if (decl == NULL) {
+		if (at_end || length >= MAX_JUNK + 6)
+			return 0;
+		/* The declaration may be cut, "<?" and all. */
+		for (gsize n = MIN(length, 4); n > 0; n--)
+			if (memcmp(data + length - n, "<?xml", n) == 0)
+				return -1;
+		return looks_like_document(data, length) ? 0 : -1;
+	}
+	at = decl - data;
+	if (at + 5 == length && !at_end)
+		return -1;
+	/* <?xml-stylesheet is not a declaration. */
+	if (at + 5 == length || !(g_ascii_isspace(decl[5]) || decl[5] == '?'))
+		return 0;
+	/* libxml2 knows a byte order mark of its own. */
+	if (at == 0 || (at == 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0))
+		return 0;
+	return looks_like_document(data, at) ? 0 : (gssize)at;
+}
+
+/*
+ * Gives libxml2 what it can take of the @length bytes at @data and returns
+ * how many it took; with @at_end, all. Up to the first '>', which ends the
+ * XML declaration when there is one, the bytes go as they are: after it,
+ * libxml2 knows the encoding, and UTF-8 is repaired from then on.
+ */
+static gsize
+hand_over(FeedParser *parser, const char *data, gsize length, gboolean at_end)
+{
+	gssize junk = 0;
+
+	if (!parser->start_checked) {
+		junk = junk_before_declaration(data, length, at_end);
+		if (junk < 0)
+			return 0;
+		parser->start_checked = TRUE;
+		if (junk > 0) {
+			for (gssize i = 0; i < junk; i++)
+				parser->skipped_lines += data[i] == '\n';
+			feed_parser_add_problem(parser,
+			                        "line 1: %" G_GSSIZE_FORMAT
+			                        " byte%s before "
+			                        "the XML declaration, skipped",
+			                        junk, junk == 1 ? "" : "s");
+			parser->handed += junk;
+		}
+	}
+	if (junk == 0)
+		return hand_over_rest(parser, data, length, at_end);
+	return junk +
+	       hand_over_rest(parser, data + junk, length - junk, at_end);
 }
 
 gboolean
