@@ -133,6 +133,7 @@ atom_text(FeedParser *parser, const char *text, gboolean is_content,
 	bytes = g_base64_decode(text, &length);
 	decoded = feed_text_dup((const char *)bytes, length);
 	g_free(bytes);
+	feed_text_normalize_line_ends(decoded, length);
 	/* Decoded bytes may hold anything, a NUL among them. */
 	return feed_text_take_valid_utf8(decoded);
 }

@@ -242,6 +242,7 @@ struct FeedParser {
 	gboolean strip_wrapper; /* the first child, a div, is left out */
 	gboolean child_seen;    /* the capturing element has had a child */
 	guint wrapper_depth;    /* frames->len of the wrapping div; 0 none */
+	gboolean cdata_cr;      /* the last CDATA piece ended with a CR */
 
 	/* A tiny cache from libxml2's interned namespace URIs to ours. */
 	const xmlChar *ns_uri[8];

@@ -443,6 +443,7 @@ on_start_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 	        parser->frames->len > 0 ? top_frame(parser)->role : ROLE_SKIP;
 	Frame frame = { ROLE_SKIP, NULL, NULL };
 
+	parser->cdata_cr = FALSE;
 	if (parser->error != NULL)
 		return;
 	if (parser->frames->len >= MAX_DEPTH) {
@@ -520,6 +521,7 @@ on_end_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 {
 	FeedParser *parser = parser_of(ctx);
 
+	parser->cdata_cr = FALSE;
 	if (parser->error != NULL || parser->frames->len == 0)
 		return;
 	if (parser->markup && parser->capture != 0 &&
@@ -529,18 +531,52 @@ on_end_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 }
 
 static void
-on_characters(void *ctx, const xmlChar *text, int length)
+take_text(FeedParser *parser, const char *text, gsize length)
 {
-	FeedParser *parser = parser_of(ctx);
-
 	if (!within_expansion_limit(parser, length))
 		return;
 	if (parser->capture == 0)
 		return;
 	if (parser->markup)
-		append_escaped(parser->text, (const char *)text, length, FALSE);
+		append_escaped(parser->text, text, length, FALSE);
 	else
-		g_string_append_len(parser->text, (const char *)text, length);
+		g_string_append_len(parser->text, text, length);
+}
+
+static void
+on_characters(void *ctx, const xmlChar *text, int length)
+{
+	FeedParser *parser = parser_of(ctx);
+
+	parser->cdata_cr = FALSE;
+	take_text(parser, (const char *)text, length);
+}
+
+/*
+ * XML ends every line with LF, a CR LF or lone CR in the document included
+ * (a character reference &#13; is a CR and stays one), but libxml2's push
+ * parser hands on CDATA sections as they are. A long section comes in
+ * pieces, so a CR that ends one piece and an LF that starts the next are
+ * one line end.
+ */
+static void
+on_cdata(void *ctx, const xmlChar *data, int length)
+{
+	FeedParser *parser = parser_of(ctx);
+	const char *text = (const char *)data;
+	g_autofree char *copy = NULL;
+
+	if (parser->cdata_cr && length > 0 && *text == '\n') {
+		text++;
+		length--;
+	}
+	parser->cdata_cr = length > 0 && text[length - 1] == '\r';
+	if (memchr(text, '\r', length) == NULL) {
+		take_text(parser, text, length);
+		return;
+	}
+	copy = feed_text_dup(text, length);
+	take_text(parser, copy, feed_text_normalize_line_ends(copy, length));
 }
 
 FeedParser *
@@ -564,7 +600,7 @@ feed_parser_new(const char *base_url, FeedEpisodeFunc func, gpointer user_data)
 	parser->sax.startElementNs = on_start_element;
 	parser->sax.endElementNs = on_end_element;
 	parser->sax.characters = on_characters;
-	parser->sax.cdataBlock = on_characters;
+	parser->sax.cdataBlock = on_cdata;
 	parser->sax.ignorableWhitespace = on_characters;
 	parser->sax.getEntity = on_get_entity;
 	parser->sax.resolveEntity = on_resolve_entity;
