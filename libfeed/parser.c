@@ -13,6 +13,7 @@
 #include <libxml/SAX2.h>
 #include <libxml/entities.h>
 #include <libxml/parserInternals.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* More problems than this are counted, not listed. */
@@ -76,6 +77,31 @@ set_fatal(FeedParser *parser, FeedError code, const char *message)
 	}
 }
 
+/*
+ * Whether the end tag @name (as libxml2 reports it: a QName, or only the
+ * local name when the open element has a prefix) closes none of the
+ * elements open in @ctxt.
+ */
+static gboolean
+closes_nothing(xmlParserCtxtPtr ctxt, const char *name)
+{
+	const char *colon;
+	const char *local;
+
+	if (name == NULL)
+		return TRUE;
+	colon = strrchr(name, ':');
+	local = colon != NULL ? colon + 1 : name;
+	for (int i = 0; i < ctxt->nameNr; i++) {
+		const char *open = (const char *)ctxt->nameTab[i];
+
+		if (open != NULL &&
+		    (strcmp(open, name) == 0 || strcmp(open, local) == 0))
+			return FALSE;
+	}
+	return TRUE;
+}
+
 static void
 on_error(void *ctx, xmlErrorPtr error)
 {
@@ -96,6 +122,9 @@ on_error(void *ctx, xmlErrorPtr error)
 		          "entity expansion is too large or loops; "
 		          "the document is refused");
 		return;
+	case XML_ERR_TAG_NAME_MISMATCH:
+		parser->stray_end_tag = closes_nothing(ctx, error->str2);
+		break;
 	default:
 		break;
 	}
@@ -441,7 +470,7 @@ on_start_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 	Attributes attrs = { attributes, nb_attributes };
 	Role parent =
 	        parser->frames->len > 0 ? top_frame(parser)->role : ROLE_SKIP;
-	Frame frame = { ROLE_SKIP, NULL, NULL };
+	Frame frame = { ROLE_SKIP, NULL, NULL, localname, 2 * nb_namespaces };
 
 	parser->cdata_cr = FALSE;
 	if (parser->error != NULL)
@@ -515,14 +544,54 @@ end_frame(FeedParser *parser)
 	g_array_set_size(parser->frames, parser->frames->len - 1);
 }
 
+/*
+ * Keeps the element that a stray end tag would close open, in libxml2 as
+ * here. libxml2 2.9 to 2.11 in recover mode end the current element at
+ * any end tag: a </stray> early in an Atom feed or an RSS 1.0 channel
+ * closed the root, and with it the rest of the document was lost. It
+ * calls endElementNs between reporting the mismatch and popping its
+ * stacks of names, xml:space values and namespaces (in that order, one
+ * entry, one entry, and the entries of the element's namespace
+ * declarations), so each gets a copy of its top here for the pop to take.
+ * Only in the push parser's own context, only when its stack and the
+ * frames agree, and only when no stack would have to grow.
+ */
+static gboolean
+keep_open(FeedParser *parser, xmlParserCtxtPtr ctxt)
+{
+	const Frame *top = top_frame(parser);
+	int ns = top->ns_entries;
+
+	if (!parser->can_keep_open || ctxt != parser->ctxt ||
+	    ctxt->nameNr != (int)parser->frames->len ||
+	    ctxt->name != top->name || ctxt->nameNr >= ctxt->nameMax ||
+	    ctxt->spaceNr < 1 || ctxt->spaceNr >= ctxt->spaceMax ||
+	    ctxt->nsNr < ns || ctxt->nsNr + ns > ctxt->nsMax)
+		return FALSE;
+	ctxt->nameTab[ctxt->nameNr] = ctxt->nameTab[ctxt->nameNr - 1];
+	ctxt->nameNr++;
+	ctxt->spaceTab[ctxt->spaceNr] = ctxt->spaceTab[ctxt->spaceNr - 1];
+	ctxt->spaceNr++;
+	if (ns > 0)
+		memcpy(&ctxt->nsTab[ctxt->nsNr], &ctxt->nsTab[ctxt->nsNr - ns],
+		       ns * sizeof(ctxt->nsTab[0]));
+	ctxt->nsNr += ns;
+	return TRUE;
+}
+
 static void
 on_end_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
                const xmlChar *uri)
 {
 	FeedParser *parser = parser_of(ctx);
+	gboolean stray = parser->stray_end_tag;
 
 	parser->cdata_cr = FALSE;
+	parser->stray_end_tag = FALSE;
 	if (parser->error != NULL || parser->frames->len == 0)
+		return;
+	/* A stray end tag is left out, as lenient readers do. */
+	if (stray && keep_open(parser, ctx))
 		return;
 	if (parser->markup && parser->capture != 0 &&
 	    parser->frames->len > parser->capture)
@@ -595,6 +664,9 @@ feed_parser_new(const char *base_url, FeedEpisodeFunc func, gpointer user_data)
 	parser->frames = g_array_sized_new(FALSE, FALSE, sizeof(Frame), 32);
 	parser->text = g_string_sized_new(4096);
 
+	/* See keep_open(): the libxml2 built against and the one in use. */
+	parser->can_keep_open =
+	        LIBXML_VERSION < 21200 && atoi(xmlParserVersion) < 21200;
 	xmlSAXVersion(&parser->sax, 2);
 	/* Only what builds no tree: libfeed reads events, not documents. */
 	parser->sax.startElementNs = on_start_element;

@@ -268,7 +268,10 @@ static const Defect defects[] = {
 	{ "bad-character-reference", "", "&#0;" },
 	{ "duplicate-attribute", "", "<x a=\"1\" a=\"2\"/>" },
 	{ "undefined-prefix", "", "<nope:x/>" },
-	{ "two-errors", "\n", "&undefined;&#0;" },
+	{ "stray-end-tag", "", "</stray>" },
+	{ "stray-prefixed-end-tag", "", "</media:stray>" },
+	{ "unparsable-end-tag", "", "</1>" },
+	{ "two-errors", "\n", "&undefined;&#0;</stray>" },
 };
 
 static void
