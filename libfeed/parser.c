@@ -235,10 +235,13 @@ html_entity(FeedParser *parser, const xmlChar *name)
  * ctxt->wellFormed at its first error, and from then on
  * xmlParseReference() returns before it hands on any entity reference:
  * &amp;, &apos;, &nbsp; and the document's own entities all vanish from
- * the text, while character references stay. Nothing else that the push
- * parser does without validation or a tree depends on the flag (it also
- * picks xmlParseChunk()'s return value, which note_encoding_failure()
- * reads only once libxml2 has stopped). So the flag is given back here:
+ * the text, while character references stay. Little else that the push
+ * parser does without validation or a tree depends on the flag: it picks
+ * xmlParseChunk()'s return value, which note_encoding_failure() reads only
+ * once libxml2 has stopped, and whether a declared entity's text parsed
+ * cleanly, which after this is judged by the errors after its last
+ * reference (an entity whose text is judged bad is emptied; keeping it
+ * loses less). So the flag is given back here:
  * create_context() sets XML_PARSE_OLDSAX, under which xmlParseEntityRef()
  * asks getEntity for every name, the predefined ones too, just before
  * xmlParseReference() looks at the flag. The error itself was listed by
