@@ -303,6 +303,36 @@ test_references_after_error(gconstpointer data)
 }
 
 static void
+test_stray_end_tags_deep(void)
+{
+	GString *doc = g_string_new("<rss xmlns:a=\"urn:a\"><channel>"
+	                            "<title>T</title><item><title>One</title>"
+	                            "<description>");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedChannel) channel = NULL;
+
+	g_test_summary("Stray end tags at every depth, past where libxml2's "
+	               "stacks grow, lose nothing after them");
+	for (int i = 0; i < 40; i++)
+		g_string_append_printf(doc,
+		                       "<a:d%d xmlns:b%d=\"urn:%d\">"
+		                       "</stray%d>",
+		                       i, i, i, i);
+	for (int i = 39; i >= 0; i--)
+		g_string_append_printf(doc, "x</a:d%d></a:stray>", i);
+	g_string_append(doc, "</description></item><item><title>Q&amp;A"
+	                     "</title></item></channel></rss>");
+	channel = feed_channel_new_from_data(doc->str, doc->len, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(feed_channel_get_title(channel), ==, "T");
+	g_assert_cmpuint(feed_channel_get_n_episodes(channel), ==, 2);
+	g_assert_cmpstr(
+	        feed_episode_get_title(feed_channel_get_episode(channel, 1)),
+	        ==, "Q&A");
+	g_string_free(doc, TRUE);
+}
+
+static void
 expect_error(const char *doc, gsize length, gint code)
 {
 	g_autoptr(GError) error = NULL;
@@ -931,6 +961,8 @@ main(int argc, char **argv)
 		g_test_add_data_func(path, &defects[i],
 		                     test_references_after_error);
 	}
+	g_test_add_func("/parser/recover/stray-end-tags-deep",
+	                test_stray_end_tags_deep);
 	g_test_add_func("/parser/error/not-a-feed", test_not_a_feed);
 	g_test_add_func("/parser/error/root-names-namespace",
 	                test_root_names_namespace);
