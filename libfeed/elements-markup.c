@@ -89,18 +89,19 @@ feed_parser_end_item_description(FeedEpisode *episode, const char *text,
 }
 
 /*
- * Base64 as Atom has it: Atom 0.3's mode="base64", and Atom 1.0 content
- * whose type is a MIME type that is neither text nor XML.
+ * Base64 as Atom has it: Atom 0.3's mode="base64", and an Atom 1.0 text
+ * construct (content, summary, title, subtitle) whose type is a MIME type
+ * that is neither text nor XML. RFC 4287 allows that type on content
+ * only, but lenient readers decode the others as well.
  */
 static gboolean
-is_base64(FeedParser *parser, const char *type, const char *mode,
-          gboolean is_content)
+is_base64(FeedParser *parser, const char *type, const char *mode)
 {
 	gsize n;
 
 	if (NAME_IS(mode, "base64"))
 		return TRUE;
-	if (!is_content || parser->atom03 || strchr(type, '/') == NULL)
+	if (parser->atom03 || strchr(type, '/') == NULL)
 		return FALSE;
 	n = strlen(type);
 	return g_ascii_strncasecmp(type, "text/", 5) != 0 &&
@@ -115,8 +116,7 @@ is_base64(FeedParser *parser, const char *type, const char *mode,
  * the result is new.
  */
 static char *
-atom_text(FeedParser *parser, const char *text, gboolean is_content,
-          gboolean *html)
+atom_text(FeedParser *parser, const char *text, gboolean *html)
 {
 	const char *type = parser->pending.a != NULL ? parser->pending.a : "";
 	const char *mode = parser->pending.b != NULL ? parser->pending.b : "";
@@ -128,11 +128,12 @@ atom_text(FeedParser *parser, const char *text, gboolean is_content,
 	        NAME_IS(type, "text/html") ||
 	        NAME_IS(type, "application/xhtml+xml") ||
 	        NAME_IS(mode, "escaped");
-	if (parser->markup || !is_base64(parser, type, mode, is_content))
+	if (parser->markup || !is_base64(parser, type, mode))
 		return g_strdup(text);
 	bytes = g_base64_decode(text, &length);
 	decoded = feed_text_dup((const char *)bytes, length);
 	g_free(bytes);
+	feed_text_normalize_line_ends(decoded, length);
 	/* Decoded bytes may hold anything, a NUL among them. */
 	return feed_text_take_valid_utf8(decoded);
 }
@@ -150,7 +151,7 @@ feed_parser_title_text(FeedParser *parser, const char *text)
 
 	if (parser->channel->format != FEED_FORMAT_ATOM)
 		return squash(text);
-	decoded = atom_text(parser, text, FALSE, &html);
+	decoded = atom_text(parser, text, &html);
 	if (!parser->markup)
 		return squash(decoded);
 	plain = feed_html_to_text(decoded);
@@ -170,7 +171,7 @@ feed_parser_channel_description(FeedParser *parser, const char *text,
 	gboolean html;
 
 	if (atom)
-		text = decoded = atom_text(parser, text, FALSE, &html);
+		text = decoded = atom_text(parser, text, &html);
 	if (!parser->markup)
 		return squash_nl(text);
 	plain = feed_html_to_text(text);
@@ -189,7 +190,7 @@ end_atom_content(FeedParser *parser, const char *text, gboolean is_summary)
 	gboolean html;
 	char **field;
 
-	decoded = atom_text(parser, text, !is_summary, &html);
+	decoded = atom_text(parser, text, &html);
 	field = html ? &episode->description_html : &episode->description;
 	if (is_summary && *field != NULL && **field != '\0')
 		return;

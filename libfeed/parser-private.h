@@ -142,8 +142,11 @@ typedef enum {
 /* One open element. */
 typedef struct {
 	Role role;
-	const char *base; /* in-scope xml:base; NULL means none */
-	char *own_base;   /* set when this element carries xml:base */
+	const char *base;    /* in-scope xml:base; NULL means none */
+	char *own_base;      /* set when this element carries xml:base */
+	const xmlChar *name; /* local name, interned by libxml2's dictionary */
+	int ns_entries;      /* libxml2's nsTab entries for the namespaces it
+	                        declares: 2 a namespace */
 } Frame;
 
 /* The attributes of one element as SAX2 delivers them. */
@@ -242,6 +245,11 @@ struct FeedParser {
 	gboolean strip_wrapper; /* the first child, a div, is left out */
 	gboolean child_seen;    /* the capturing element has had a child */
 	guint wrapper_depth;    /* frames->len of the wrapping div; 0 none */
+	gboolean cdata_cr;      /* the last CDATA piece ended with a CR */
+	gboolean stray_end_tag; /* libxml2 reported an end tag that closes
+	                           no open element */
+	gboolean can_keep_open; /* the libxml2 in use is one whose stacks
+	                           keep_open() knows */
 
 	/* A tiny cache from libxml2's interned namespace URIs to ours. */
 	const xmlChar *ns_uri[8];
@@ -259,6 +267,8 @@ struct FeedParser {
 	gboolean repair_input;    /* and reads the bytes as UTF-8 */
 	gboolean input_repaired;  /* some were not allowed (utf8-input.c) */
 	gsize handed;             /* bytes handed to libxml2 so far */
+	gboolean start_checked;   /* what precedes <?xml has been looked at */
+	int skipped_lines;        /* newlines in what was skipped; 0 none */
 };
 
 /* elements.c: which element means what. */

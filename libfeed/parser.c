@@ -13,10 +13,14 @@
 #include <libxml/SAX2.h>
 #include <libxml/entities.h>
 #include <libxml/parserInternals.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* More problems than this are counted, not listed. */
 #define MAX_PROBLEMS 100
+
+/* Bytes before the XML declaration that are looked through at most. */
+#define MAX_JUNK 4096
 
 /* Text may be this many times the document, plus 1 MiB. */
 #define MAX_EXPANSION 4
@@ -73,6 +77,31 @@ set_fatal(FeedParser *parser, FeedError code, const char *message)
 	}
 }
 
+/*
+ * Whether the end tag @name (as libxml2 reports it: a QName, or only the
+ * local name when the open element has a prefix) closes none of the
+ * elements open in @ctxt.
+ */
+static gboolean
+closes_nothing(xmlParserCtxtPtr ctxt, const char *name)
+{
+	const char *colon;
+	const char *local;
+
+	if (name == NULL)
+		return TRUE;
+	colon = strrchr(name, ':');
+	local = colon != NULL ? colon + 1 : name;
+	for (int i = 0; i < ctxt->nameNr; i++) {
+		const char *open = (const char *)ctxt->nameTab[i];
+
+		if (open != NULL &&
+		    (strcmp(open, name) == 0 || strcmp(open, local) == 0))
+			return FALSE;
+	}
+	return TRUE;
+}
+
 static void
 on_error(void *ctx, xmlErrorPtr error)
 {
@@ -93,6 +122,9 @@ on_error(void *ctx, xmlErrorPtr error)
 		          "entity expansion is too large or loops; "
 		          "the document is refused");
 		return;
+	case XML_ERR_TAG_NAME_MISMATCH:
+		parser->stray_end_tag = closes_nothing(ctx, error->str2);
+		break;
 	default:
 		break;
 	}
@@ -198,11 +230,43 @@ html_entity(FeedParser *parser, const xmlChar *name)
 	return entity;
 }
 
+/*
+ * The guard that makes recovery lose nothing. libxml2 2.9.14 clears
+ * ctxt->wellFormed at its first error, and from then on
+ * xmlParseReference() returns before it hands on any entity reference:
+ * &amp;, &apos;, &nbsp; and the document's own entities all vanish from
+ * the text, while character references stay. Little else that the push
+ * parser does without validation or a tree depends on the flag: it picks
+ * xmlParseChunk()'s return value, which note_encoding_failure() reads only
+ * once libxml2 has stopped, and whether a declared entity's text parsed
+ * cleanly, which after this is judged by the errors after its last
+ * reference (an entity whose text is judged bad is emptied; keeping it
+ * loses less). So the flag is given back here:
+ * create_context() sets XML_PARSE_OLDSAX, under which xmlParseEntityRef()
+ * asks getEntity for every name, the predefined ones too, just before
+ * xmlParseReference() looks at the flag. The error itself was listed by
+ * on_error() already. The entity limits still hold: libxml2 checks
+ * amplification whatever the flag, and within_expansion_limit() counts.
+ */
 static xmlEntityPtr
 on_get_entity(void *ctx, const xmlChar *name)
 {
-	xmlEntityPtr entity = xmlSAX2GetEntity(ctx, name);
+	xmlParserCtxtPtr ctxt = ctx;
+	xmlEntityPtr entity;
 
+	/* Once the document is refused, nothing is to be expanded. */
+	if (parser_of(ctx)->error == NULL)
+		ctxt->wellFormed = 1;
+	entity = xmlSAX2GetEntity(ctx, name);
+	/*
+	 * Without OLDSAX, libxml2 counts only references to entities that
+	 * are not predefined; its amplification checks compare that count
+	 * with the input, so a predefined one is not counted here either.
+	 */
+	if (entity != NULL && ctxt->inSubset == 0 &&
+	    entity->etype == XML_INTERNAL_PREDEFINED_ENTITY &&
+	    ctxt->nbentities > 0)
+		ctxt->nbentities--;
 	return entity != NULL ? entity : html_entity(parser_of(ctx), name);
 }
 
@@ -409,8 +473,9 @@ on_start_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 	Attributes attrs = { attributes, nb_attributes };
 	Role parent =
 	        parser->frames->len > 0 ? top_frame(parser)->role : ROLE_SKIP;
-	Frame frame = { ROLE_SKIP, NULL, NULL };
+	Frame frame = { ROLE_SKIP, NULL, NULL, localname, 2 * nb_namespaces };
 
+	parser->cdata_cr = FALSE;
 	if (parser->error != NULL)
 		return;
 	if (parser->frames->len >= MAX_DEPTH) {
@@ -482,13 +547,54 @@ end_frame(FeedParser *parser)
 	g_array_set_size(parser->frames, parser->frames->len - 1);
 }
 
+/*
+ * Keeps the element that a stray end tag would close open, in libxml2 as
+ * here. libxml2 2.9 to 2.11 in recover mode end the current element at
+ * any end tag: a </stray> early in an Atom feed or an RSS 1.0 channel
+ * closed the root, and with it the rest of the document was lost. It
+ * calls endElementNs between reporting the mismatch and popping its
+ * stacks of names, xml:space values and namespaces (in that order, one
+ * entry, one entry, and the entries of the element's namespace
+ * declarations), so each gets a copy of its top here for the pop to take.
+ * Only in the push parser's own context, only when its stack and the
+ * frames agree, and only when no stack would have to grow.
+ */
+static gboolean
+keep_open(FeedParser *parser, xmlParserCtxtPtr ctxt)
+{
+	const Frame *top = top_frame(parser);
+	int ns = top->ns_entries;
+
+	if (!parser->can_keep_open || ctxt != parser->ctxt ||
+	    ctxt->nameNr != (int)parser->frames->len ||
+	    ctxt->name != top->name || ctxt->nameNr >= ctxt->nameMax ||
+	    ctxt->spaceNr < 1 || ctxt->spaceNr >= ctxt->spaceMax ||
+	    ctxt->nsNr < ns || ctxt->nsNr + ns > ctxt->nsMax)
+		return FALSE;
+	ctxt->nameTab[ctxt->nameNr] = ctxt->nameTab[ctxt->nameNr - 1];
+	ctxt->nameNr++;
+	ctxt->spaceTab[ctxt->spaceNr] = ctxt->spaceTab[ctxt->spaceNr - 1];
+	ctxt->spaceNr++;
+	if (ns > 0)
+		memcpy(&ctxt->nsTab[ctxt->nsNr], &ctxt->nsTab[ctxt->nsNr - ns],
+		       ns * sizeof(ctxt->nsTab[0]));
+	ctxt->nsNr += ns;
+	return TRUE;
+}
+
 static void
 on_end_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
                const xmlChar *uri)
 {
 	FeedParser *parser = parser_of(ctx);
+	gboolean stray = parser->stray_end_tag;
 
+	parser->cdata_cr = FALSE;
+	parser->stray_end_tag = FALSE;
 	if (parser->error != NULL || parser->frames->len == 0)
+		return;
+	/* A stray end tag is left out, as lenient readers do. */
+	if (stray && keep_open(parser, ctx))
 		return;
 	if (parser->markup && parser->capture != 0 &&
 	    parser->frames->len > parser->capture)
@@ -497,18 +603,52 @@ on_end_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 }
 
 static void
-on_characters(void *ctx, const xmlChar *text, int length)
+take_text(FeedParser *parser, const char *text, gsize length)
 {
-	FeedParser *parser = parser_of(ctx);
-
 	if (!within_expansion_limit(parser, length))
 		return;
 	if (parser->capture == 0)
 		return;
 	if (parser->markup)
-		append_escaped(parser->text, (const char *)text, length, FALSE);
+		append_escaped(parser->text, text, length, FALSE);
 	else
-		g_string_append_len(parser->text, (const char *)text, length);
+		g_string_append_len(parser->text, text, length);
+}
+
+static void
+on_characters(void *ctx, const xmlChar *text, int length)
+{
+	FeedParser *parser = parser_of(ctx);
+
+	parser->cdata_cr = FALSE;
+	take_text(parser, (const char *)text, length);
+}
+
+/*
+ * XML ends every line with LF, a CR LF or lone CR in the document included
+ * (a character reference &#13; is a CR and stays one), but libxml2's push
+ * parser hands on CDATA sections as they are. A long section comes in
+ * pieces, so a CR that ends one piece and an LF that starts the next are
+ * one line end.
+ */
+static void
+on_cdata(void *ctx, const xmlChar *data, int length)
+{
+	FeedParser *parser = parser_of(ctx);
+	const char *text = (const char *)data;
+	g_autofree char *copy = NULL;
+
+	if (parser->cdata_cr && length > 0 && *text == '\n') {
+		text++;
+		length--;
+	}
+	parser->cdata_cr = length > 0 && text[length - 1] == '\r';
+	if (memchr(text, '\r', length) == NULL) {
+		take_text(parser, text, length);
+		return;
+	}
+	copy = feed_text_dup(text, length);
+	take_text(parser, copy, feed_text_normalize_line_ends(copy, length));
 }
 
 FeedParser *
@@ -527,12 +667,15 @@ feed_parser_new(const char *base_url, FeedEpisodeFunc func, gpointer user_data)
 	parser->frames = g_array_sized_new(FALSE, FALSE, sizeof(Frame), 32);
 	parser->text = g_string_sized_new(4096);
 
+	/* See keep_open(): the libxml2 built against and the one in use. */
+	parser->can_keep_open =
+	        LIBXML_VERSION < 21200 && atoi(xmlParserVersion) < 21200;
 	xmlSAXVersion(&parser->sax, 2);
 	/* Only what builds no tree: libfeed reads events, not documents. */
 	parser->sax.startElementNs = on_start_element;
 	parser->sax.endElementNs = on_end_element;
 	parser->sax.characters = on_characters;
-	parser->sax.cdataBlock = on_characters;
+	parser->sax.cdataBlock = on_cdata;
 	parser->sax.ignorableWhitespace = on_characters;
 	parser->sax.getEntity = on_get_entity;
 	parser->sax.resolveEntity = on_resolve_entity;
@@ -610,7 +753,12 @@ create_context(FeedParser *parser, const char *data, int length)
 	        xmlCreatePushParserCtxt(&parser->sax, NULL, data, length, name);
 	feed_xml_quiet_end(&parser->quiet);
 	parser->ctxt->_private = parser;
-	xmlCtxtUseOptions(parser->ctxt, XML_PARSE_RECOVER | XML_PARSE_NONET);
+	/* Errors name lines of the document as it came. */
+	if (parser->ctxt->input != NULL)
+		parser->ctxt->input->line += parser->skipped_lines;
+	/* OLDSAX: see on_get_entity(). */
+	xmlCtxtUseOptions(parser->ctxt, XML_PARSE_RECOVER | XML_PARSE_NONET |
+	                                        XML_PARSE_OLDSAX);
 	/* xmlCtxtUseOptions puts back libxml2's default DTD loading hooks. */
 	parser->ctxt->sax->resolveEntity = on_resolve_entity;
 	parser->ctxt->sax->externalSubset = NULL;
@@ -699,13 +847,11 @@ push_repaired(FeedParser *parser, const char *data, gsize length,
 }
 
 /*
- * Gives libxml2 what it can take of the @length bytes at @data and returns
- * how many it took; with @at_end, all. Up to the first '>', which ends the
- * XML declaration when there is one, the bytes go as they are: after it,
- * libxml2 knows the encoding, and UTF-8 is repaired from then on.
+ * The part of hand_over() after what comes before the XML declaration.
  */
 static gsize
-hand_over(FeedParser *parser, const char *data, gsize length, gboolean at_end)
+hand_over_rest(FeedParser *parser, const char *data, gsize length,
+               gboolean at_end)
 {
 	gsize given = 0;
 
@@ -744,6 +890,107 @@ hand_over(FeedParser *parser, const char *data, gsize length, gboolean at_end)
 		given += n;
 	}
 	return given;
+}
+
+/*
+ * Whether the @length bytes at @data (the text before an XML declaration)
+ * hold something that shows they are the document itself: markup other
+ * than plain tags (a comment, CDATA, a DOCTYPE, a processing instruction),
+ * a feed's root element, or a NUL byte, which UTF-16 and UTF-32 have.
+ */
+static gboolean
+looks_like_document(const char *data, gsize length)
+{
+	static const char *const roots[] = { "rss", "feed", "rdf" };
+
+	if (memchr(data, '\0', length) != NULL)
+		return TRUE;
+	for (const char *p = memchr(data, '<', length); p != NULL;
+	     p = memchr(p + 1, '<', data + length - p - 1)) {
+		gsize left = data + length - p - 1;
+
+		if (left > 0 && (p[1] == '?' || p[1] == '!'))
+			return TRUE;
+		for (gsize i = 0; i < G_N_ELEMENTS(roots); i++) {
+			gsize n = strlen(roots[i]);
+
+			if (left >= n &&
+			    g_ascii_strncasecmp(p + 1, roots[i], n) == 0)
+				return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+/*
+ * How many bytes at the start come before the XML declaration and are to
+ * be skipped, or -1 when that is not known yet. Lenient readers skip
+ * whitespace, a byte order mark, or a stray line (a server's warning) in
+ * front of <?xml; libxml2 would instead read the declaration as a
+ * processing instruction, and so ignore the encoding it declares.
+ */
+static gssize
+junk_before_declaration(const char *data, gsize length, gboolean at_end)
+{
+	gsize limit = MIN(length, MAX_JUNK + 6);
+	const char *decl;
+	gsize at;
+
+	if (length == 0)
+		return at_end ? 0 : -1;
+	decl = memmem(data, limit, "<?xml", 5);
+	if (decl == NULL) {
+		if (at_end || length >= MAX_JUNK + 6)
+			return 0;
+		/* The declaration may be cut, "<?" and all. */
+		for (gsize n = MIN(length, 4); n > 0; n--)
+			if (memcmp(data + length - n, "<?xml", n) == 0)
+				return -1;
+		return looks_like_document(data, length) ? 0 : -1;
+	}
+	at = decl - data;
+	if (at + 5 == length && !at_end)
+		return -1;
+	/* <?xml-stylesheet is not a declaration. */
+	if (at + 5 == length || !(g_ascii_isspace(decl[5]) || decl[5] == '?'))
+		return 0;
+	/* libxml2 knows a byte order mark of its own. */
+	if (at == 0 || (at == 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0))
+		return 0;
+	return looks_like_document(data, at) ? 0 : (gssize)at;
+}
+
+/*
+ * Gives libxml2 what it can take of the @length bytes at @data and returns
+ * how many it took; with @at_end, all. Up to the first '>', which ends the
+ * XML declaration when there is one, the bytes go as they are: after it,
+ * libxml2 knows the encoding, and UTF-8 is repaired from then on.
+ */
+static gsize
+hand_over(FeedParser *parser, const char *data, gsize length, gboolean at_end)
+{
+	gssize junk = 0;
+
+	if (!parser->start_checked) {
+		junk = junk_before_declaration(data, length, at_end);
+		if (junk < 0)
+			return 0;
+		parser->start_checked = TRUE;
+		if (junk > 0) {
+			for (gssize i = 0; i < junk; i++)
+				parser->skipped_lines += data[i] == '\n';
+			feed_parser_add_problem(parser,
+			                        "line 1: %" G_GSSIZE_FORMAT
+			                        " byte%s before "
+			                        "the XML declaration, skipped",
+			                        junk, junk == 1 ? "" : "s");
+			parser->handed += junk;
+		}
+	}
+	if (junk == 0)
+		return hand_over_rest(parser, data, length, at_end);
+	return junk +
+	       hand_over_rest(parser, data + junk, length - junk, at_end);
 }
 
 gboolean

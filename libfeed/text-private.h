@@ -30,6 +30,15 @@ char *
 feed_text_dup(const char *text, gsize length);
 
 /*
+ * Ends every line of the @length bytes at @text with LF, as XML's
+ * end-of-line handling does: CR LF and a lone CR become LF, in place.
+ * Returns the new length, at most @length; a NUL is written after it.
+ */
+G_GNUC_INTERNAL
+gsize
+feed_text_normalize_line_ends(char *text, gsize length);
+
+/*
  * Returns a copy of the @length bytes at @text without leading and
  * trailing whitespace (as feed_text_squash() defines it).
  */

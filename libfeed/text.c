@@ -134,6 +134,29 @@ feed_text_dup(const char *text, gsize length)
 	return copy;
 }
 
+gsize
+feed_text_normalize_line_ends(char *text, gsize length)
+{
+	char *cr = memchr(text, '\r', length);
+	const char *end = text + length;
+	char *out;
+
+	if (cr == NULL)
+		return length;
+	out = cr;
+	for (const char *p = cr; p < end; p++) {
+		if (*p != '\r') {
+			*out++ = *p;
+			continue;
+		}
+		*out++ = '\n';
+		if (p + 1 < end && p[1] == '\n')
+			p++;
+	}
+	*out = '\0';
+	return out - text;
+}
+
 char *
 feed_text_trim(const char *text, gsize length)
 {

@@ -114,7 +114,9 @@ feed_channel_get_format(const FeedChannel *channel);
 
 /**
  * Returns the show's title (`title`, else `dc:title`; Atom XHTML gives its
- * text); failing that, the base URL's file name without extension.
+ * text, and Atom text whose `type` is a MIME type other than text or XML
+ * is base64, decoded first); failing that, the base URL's file name
+ * without extension.
  *
  * @param channel a channel
  * @return (transfer none) the title, `""` when there is none
@@ -141,7 +143,8 @@ feed_channel_get_link(const FeedChannel *channel);
  * Returns the show's description as text: `description`, else
  * `itunes:summary`, else `itunes:subtitle`, else `dc:description`; Atom
  * `subtitle`. One given as markup (child elements, Atom XHTML) gives the
- * text of that HTML.
+ * text of that HTML; an Atom `subtitle` whose `type` is a MIME type other
+ * than text or XML is base64, decoded first.
  *
  * @param channel a channel
  * @return (transfer none) (nullable) the description, or NULL

@@ -78,7 +78,8 @@ feed_episode_get_guid(const FeedEpisode *episode);
  * Returns the episode's title, whitespace squashed (Atom XHTML gives its
  * text). Failing that, `dc:title`, then the first `media:title` of the
  * item, of a `media:group`, of a `media:content`; failing those, the file
- * name of its one enclosure without extension.
+ * name of its one enclosure without extension. An Atom title whose `type`
+ * is a MIME type other than text or XML is base64, decoded first.
  *
  * @param episode an episode
  * @return (transfer none) (nullable) the title, or NULL when there is none
@@ -105,7 +106,8 @@ feed_episode_get_link(const FeedEpisode *episode);
  * Returns the show notes as plain text (`itunes:summary`,
  * `media:description`, a text `description`, else `dc:description`, Atom
  * text `content` or `summary`). When the feed gave only HTML, this is that
- * HTML with the tags stripped.
+ * HTML with the tags stripped. Atom `content` or `summary` whose `type` is
+ * a MIME type other than text or XML is base64, decoded first.
  *
  * @param episode an episode
  * @return (transfer none) the text, `""` when there is none
@@ -121,7 +123,8 @@ feed_episode_get_description(const FeedEpisode *episode);
  * XHTML content or summary; or a `description` (else `dc:description`)
  * that is HTML, escaped or given as child elements. Markup given as
  * elements (XHTML, without Atom's wrapping `div`) is serialized as HTML.
- * Atom base64 content is decoded first.
+ * Atom base64 `content` or `summary` (a `type` that is a MIME type other
+ * than text or XML, or Atom 0.3's `mode="base64"`) is decoded first.
  *
  * @param episode an episode
  * @return (transfer none) (nullable) the HTML, or NULL when there is none

@@ -129,6 +129,17 @@ parse_string(const char *text, GError **error)
 	        text, strlen(text), "http://example.com/feeds/show.rss", error);
 }
 
+static char *
+parse_to_dump(const char *doc, GError **error)
+{
+	g_autoptr(FeedChannel) channel = parse_string(doc, error);
+	GString *out = g_string_new(NULL);
+
+	if (channel != NULL)
+		dump_channel(out, channel);
+	return g_string_free(out, FALSE);
+}
+
 static void
 test_rich_chunked(void)
 {
@@ -220,6 +231,105 @@ test_malformed(void)
 	        ==, "three");
 	g_assert_true(g_str_has_prefix(feed_channel_get_errors(channel)[0],
 	                               "line 2: "));
+}
+
+/* A document with every kind of reference, before and after @defect. */
+static char *
+references_around(const char *prefix, const char *defect)
+{
+	return g_strconcat(
+	        prefix,
+	        "<?xml version=\"1.0\"?>\n"
+	        "<!DOCTYPE rss [<!ENTITY show \"Small &amp; Kind\">]>\n"
+	        "<rss><channel>",
+	        defect,
+	        "<title>Q&amp;A: &show;</title>\n"
+	        "<item><title>It&apos;s &quot;on&quot; &#38; &#x26; "
+	        "caf&eacute;&nbsp;&lt;3 &gt;</title>\n"
+	        "<description>&lt;p&gt;Notes &amp;amp; more&lt;/p&gt;"
+	        "</description>\n"
+	        "<enclosure url=\"http://example.com/a.mp3?a=1&amp;b=2\" "
+	        "type=\"audio/mpeg\" length=\"1\"/></item>\n"
+	        "</channel></rss>\n",
+	        NULL);
+}
+
+typedef struct {
+	const char *name;
+	const char *prefix; /* before the XML declaration */
+	const char *defect; /* at the start of the channel */
+} Defect;
+
+static const Defect defects[] = {
+	{ "newline-before-declaration", "\n", "" },
+	{ "undefined-entity", "", "&undefined;" },
+	{ "bare-ampersand", "", " & " },
+	{ "no-semicolon", "", "&amp " },
+	{ "bad-character-reference", "", "&#0;" },
+	{ "duplicate-attribute", "", "<x a=\"1\" a=\"2\"/>" },
+	{ "undefined-prefix", "", "<nope:x/>" },
+	{ "stray-end-tag", "", "</stray>" },
+	{ "stray-prefixed-end-tag", "", "</media:stray>" },
+	{ "unparsable-end-tag", "", "</1>" },
+	{ "two-errors", "\n", "&undefined;&#0;</stray>" },
+};
+
+static void
+test_references_after_error(gconstpointer data)
+{
+	const Defect *defect = data;
+	g_autofree char *clean = references_around("", "");
+	g_autofree char *broken =
+	        references_around(defect->prefix, defect->defect);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedChannel) channel = parse_string(broken, &error);
+	g_autofree char *expected = parse_to_dump(clean, &error);
+	g_autofree char *actual = NULL;
+	GString *out = g_string_new(NULL);
+
+	g_test_summary("After an error libxml2 recovers from, every entity "
+	               "and character reference reaches the channel as in "
+	               "the document without it, and the error is listed");
+	g_assert_no_error(error);
+	g_assert_nonnull(channel);
+	g_assert_nonnull(feed_channel_get_errors(channel));
+	g_assert_nonnull(feed_channel_get_errors(channel)[0]);
+	dump_channel(out, channel);
+	actual = g_string_free(out, FALSE);
+	g_assert_cmpstr(actual, ==, expected);
+	g_assert_nonnull(strstr(actual, "title=Q&A: Small & Kind"));
+	g_assert_nonnull(strstr(actual, "It's \"on\" & & caf\xc3\xa9"));
+	g_assert_nonnull(strstr(actual, "html=<p>Notes &amp; more</p>"));
+}
+
+static void
+test_stray_end_tags_deep(void)
+{
+	GString *doc = g_string_new("<rss xmlns:a=\"urn:a\"><channel>"
+	                            "<title>T</title><item><title>One</title>"
+	                            "<description>");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedChannel) channel = NULL;
+
+	g_test_summary("Stray end tags at every depth, past where libxml2's "
+	               "stacks grow, lose nothing after them");
+	for (int i = 0; i < 40; i++)
+		g_string_append_printf(doc,
+		                       "<a:d%d xmlns:b%d=\"urn:%d\">"
+		                       "</stray%d>",
+		                       i, i, i, i);
+	for (int i = 39; i >= 0; i--)
+		g_string_append_printf(doc, "x</a:d%d></a:stray>", i);
+	g_string_append(doc, "</description></item><item><title>Q&amp;A"
+	                     "</title></item></channel></rss>");
+	channel = feed_channel_new_from_data(doc->str, doc->len, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(feed_channel_get_title(channel), ==, "T");
+	g_assert_cmpuint(feed_channel_get_n_episodes(channel), ==, 2);
+	g_assert_cmpstr(
+	        feed_episode_get_title(feed_channel_get_episode(channel, 1)),
+	        ==, "Q&A");
+	g_string_free(doc, TRUE);
 }
 
 static void
@@ -431,17 +541,6 @@ secret_file(const char *contents)
 	return path;
 }
 
-static char *
-parse_to_dump(const char *doc, GError **error)
-{
-	g_autoptr(FeedChannel) channel = parse_string(doc, error);
-	GString *out = g_string_new(NULL);
-
-	if (channel != NULL)
-		dump_channel(out, channel);
-	return g_string_free(out, FALSE);
-}
-
 static void
 test_external_entity(void)
 {
@@ -543,6 +642,50 @@ test_billion_laughs(void)
 	channel = feed_channel_new_from_data(doc->str, doc->len, NULL, &error);
 	g_assert_null(channel);
 	g_assert_error(error, FEED_ERROR, FEED_ERROR_ENTITY_LIMIT);
+	g_string_free(doc, TRUE);
+}
+
+static void
+test_billion_laughs_after_error(void)
+{
+	GString *doc = g_string_new("<?xml version=\"1.0\"?>\n"
+	                            "<!DOCTYPE rss [<!ENTITY l0 \"lol\">\n");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedChannel) channel = NULL;
+
+	g_test_summary("After a recovered error, references are expanded "
+	               "again, and exponential expansion still fails with "
+	               "ENTITY_LIMIT");
+	for (int i = 1; i <= 10; i++) {
+		g_string_append_printf(doc, "<!ENTITY l%d \"", i);
+		for (int j = 0; j < 10; j++)
+			g_string_append_printf(doc, "&l%d;", i - 1);
+		g_string_append(doc, "\">\n");
+	}
+	g_string_append(doc, "]><rss><channel>&undefined;<title>&l10;</title>"
+	                     "</channel></rss>");
+	channel = feed_channel_new_from_data(doc->str, doc->len, NULL, &error);
+	g_assert_null(channel);
+	g_assert_error(error, FEED_ERROR, FEED_ERROR_ENTITY_LIMIT);
+	g_string_free(doc, TRUE);
+}
+
+static void
+test_predefined_count(void)
+{
+	GString *doc = g_string_new("<rss><channel><title>");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(FeedChannel) channel = NULL;
+
+	g_test_summary("References to predefined entities do not count "
+	               "towards libxml2's limit on undefined ones");
+	for (int i = 0; i < 20000; i++)
+		g_string_append(doc, "&lt;");
+	g_string_append(doc, "</title><item><title>a &undefined; b</title>"
+	                     "</item></channel></rss>");
+	channel = feed_channel_new_from_data(doc->str, doc->len, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_cmpuint(feed_channel_get_n_episodes(channel), ==, 1);
 	g_string_free(doc, TRUE);
 }
 
@@ -810,6 +953,16 @@ main(int argc, char **argv)
 	g_test_add_func("/parser/streaming/episode-on-close", test_streaming);
 	g_test_add_func("/parser/recover/truncated", test_truncated);
 	g_test_add_func("/parser/recover/malformed", test_malformed);
+	for (gsize i = 0; i < G_N_ELEMENTS(defects); i++) {
+		g_autofree char *path =
+		        g_strconcat("/parser/recover/references-after/",
+		                    defects[i].name, NULL);
+
+		g_test_add_data_func(path, &defects[i],
+		                     test_references_after_error);
+	}
+	g_test_add_func("/parser/recover/stray-end-tags-deep",
+	                test_stray_end_tags_deep);
 	g_test_add_func("/parser/error/not-a-feed", test_not_a_feed);
 	g_test_add_func("/parser/error/root-names-namespace",
 	                test_root_names_namespace);
@@ -823,6 +976,10 @@ main(int argc, char **argv)
 	                test_parameter_entity);
 	g_test_add_func("/parser/hostile/no-network", test_no_network);
 	g_test_add_func("/parser/hostile/billion-laughs", test_billion_laughs);
+	g_test_add_func("/parser/hostile/billion-laughs-after-error",
+	                test_billion_laughs_after_error);
+	g_test_add_func("/parser/hostile/predefined-count",
+	                test_predefined_count);
 	g_test_add_func("/parser/hostile/quadratic-blowup",
 	                test_quadratic_blowup);
 	g_test_add_func("/parser/hostile/attribute-blowup",
