@@ -46,7 +46,7 @@ static const BridgeCommand commands[] = {
 	{ "set", "FEED KEY VALUE",
 	  "name, auto-queue, keep, match, exclude, min-duration, download or "
 	  "speed",
-	  3, 3, TRUE, FALSE, bridge_run_set },
+	  3, 3, TRUE, FALSE, bridge_run_set, NULL, bridge_speed_check_set },
 	{ "episodes",
 	  "[FEED] [--state new|in-progress|listened|starred|later] [--json]",
 	  "the episodes the bridge knows", 0, 4, FALSE, FALSE,

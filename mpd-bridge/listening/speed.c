@@ -74,7 +74,8 @@ append_quoted(GString *out, const char *value)
 static void
 append_setting(GString *out, const char *name, const char *value)
 {
-	g_string_append_printf(out, "\t%s ", name);
+	/* Spaces: the channel turns a tab into one space. */
+	g_string_append_printf(out, "    %s ", name);
 	append_quoted(out, value);
 	g_string_append_c(out, '\n');
 }
@@ -368,21 +369,39 @@ explain_missing(Bridge *bridge, guint speed, GString *note)
 		                       text);
 }
 
+static gboolean
+parse_setting(const char *value, guint *speed, GError **error)
+{
+	if (g_ascii_strcasecmp(value, "default") == 0 || *value == '\0')
+		*speed = 0;
+	else if (!bridge_speed_parse(value, speed))
+		return bridge_command_fail(
+		        error, BRIDGE_COMMAND_ERROR_USAGE,
+		        "speed is from 0.5 to 3.0 (like 1.25 or 1.5), or "
+		        "default");
+	if (*speed == BRIDGE_SPEED_NORMAL)
+		*speed = 0;
+	return TRUE;
+}
+
+gboolean
+bridge_speed_check_set(char **args, GError **error)
+{
+	guint speed;
+
+	if (strcmp(args[1], "speed") != 0)
+		return TRUE;
+	return parse_setting(args[2], &speed, error);
+}
+
 gboolean
 bridge_speed_set_feed(Bridge *bridge, BridgeFeed *feed, const char *value,
                       GString *note, GError **error)
 {
 	guint speed;
 
-	if (g_ascii_strcasecmp(value, "default") == 0 || *value == '\0')
-		speed = 0;
-	else if (!bridge_speed_parse(value, &speed))
-		return bridge_command_fail(
-		        error, BRIDGE_COMMAND_ERROR_USAGE,
-		        "speed is from 0.5 to 3.0 (like 1.25 or 1.5), or "
-		        "default");
-	if (speed == BRIDGE_SPEED_NORMAL)
-		speed = 0;
+	if (!parse_setting(value, &speed, error))
+		return FALSE;
 	feed->speed = speed;
 	if (speed != 0 || bridge->config->speed > BRIDGE_SPEED_NORMAL ||
 	    (bridge->config->speed > 0 &&

@@ -26,6 +26,14 @@ gboolean
 bridge_speed_set_feed(Bridge *bridge, BridgeFeed *feed, const char *value,
                       GString *note, GError **error);
 
+/*
+ * The command line's check of `set FEED speed VALUE` before it goes to
+ * the daemon, so that a bad speed is a usage error there too; other
+ * keys pass.
+ */
+gboolean
+bridge_speed_check_set(char **args, GError **error);
+
 /* An episode started: its speed's output, before anything is timed. */
 void
 bridge_speed_on_started(Bridge *bridge);

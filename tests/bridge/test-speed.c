@@ -110,20 +110,21 @@ test_snippet(void)
 	g_array_append_vals(speeds, list, G_N_ELEMENTS(list));
 	snippet = bridge_speed_snippet("Speakers \"A\"", "alsa",
 	                               (const char *const *)settings, speeds);
-	g_assert_nonnull(strstr(snippet, "\tname \"mpd-bridge-speed-1.25\"\n"
-	                                 "\tgraph \"atempo=1.25\"\n"));
-	g_assert_nonnull(strstr(snippet, "\tgraph \"atempo=2,atempo=1.5\"\n"));
-	g_assert_nonnull(strstr(snippet, "\tname \"Speakers \\\"A\\\" at "
-	                                 "1.5×\"\n"));
+	g_assert_nonnull(strstr(snippet, "    name \"mpd-bridge-speed-1.25\"\n"
+	                                 "    graph \"atempo=1.25\"\n"));
 	g_assert_nonnull(
-	        strstr(snippet, "\tfilters \"norm, mpd-bridge-speed-1.5\"\n"));
+	        strstr(snippet, "    graph \"atempo=2,atempo=1.5\"\n"));
+	g_assert_nonnull(strstr(snippet, "    name \"Speakers \\\"A\\\" at "
+	                                 "1.5×\"\n"));
+	g_assert_nonnull(strstr(
+	        snippet, "    filters \"norm, mpd-bridge-speed-1.5\"\n"));
 	g_assert_null(strstr(snippet, "\"yes\""));
 
 	/* MPD's own reader takes it, and sees three outputs in it. */
 	part = g_build_filename(dir, "speed.conf", NULL);
 	main_conf = g_build_filename(dir, "mpd.conf", NULL);
-	text = g_strdup_printf("audio_output {\n\ttype \"null\"\n"
-	                       "\tname \"Speakers\"\n}\ninclude \"%s\"\n",
+	text = g_strdup_printf("audio_output {\n    type \"null\"\n"
+	                       "    name \"Speakers\"\n}\ninclude \"%s\"\n",
 	                       part);
 	g_assert_true(g_file_set_contents(part, snippet, -1, NULL));
 	g_assert_true(g_file_set_contents(main_conf, text, -1, NULL));
@@ -149,10 +150,11 @@ test_snippet(void)
 	/* Without MPD's config, the type comes from MPD's outputs. */
 	g_free(snippet);
 	snippet = bridge_speed_snippet("null", "null", NULL, speeds);
-	g_assert_nonnull(strstr(snippet, "audio_output {\n\ttype \"null\"\n"
-	                                 "\tname \"null at 1.25×\"\n"
-	                                 "\tfilters \"mpd-bridge-speed-1.25\"\n"
-	                                 "\tenabled \"no\"\n}\n"));
+	g_assert_nonnull(strstr(snippet,
+	                        "audio_output {\n    type \"null\"\n"
+	                        "    name \"null at 1.25×\"\n"
+	                        "    filters \"mpd-bridge-speed-1.25\"\n"
+	                        "    enabled \"no\"\n}\n"));
 	g_unlink(part);
 	g_unlink(main_conf);
 	g_rmdir(dir);
