@@ -16,6 +16,7 @@
 #include "listening/queue.h"
 #include "listening/skips.h"
 #include "listening/sleep.h"
+#include "listening/speed.h"
 #include "listening/tracker.h"
 #include "phone/login.h"
 #include "phone/phone-sync.h"
@@ -230,6 +231,8 @@ on_news(Bridge *bridge, const BridgeNews *news)
 		bridge_push_all(bridge, FALSE);
 		break;
 	case BRIDGE_NEWS_STARTED:
+		/* Before the resume and the chapters time anything. */
+		bridge_speed_on_started(bridge);
 		bridge_phone_sync_episode_started(bridge, news->episode);
 		bridge_push_continue_soon(bridge);
 		break;
@@ -260,6 +263,7 @@ on_state(gboolean connected, gpointer data)
 	bridge_push_all(bridge, TRUE);
 	bridge->pushed = TRUE;
 	bridge_tracker_on_player(bridge);
+	bridge_speed_on_player(bridge);
 	bridge_chapters_on_player(bridge);
 	bridge_skips_on_player(bridge);
 	bridge_queue_on_change(bridge);
@@ -274,6 +278,7 @@ on_idle(unsigned events, gpointer data)
 		bridge_downloads_on_database(bridge);
 	if (events & MPD_IDLE_PLAYER) {
 		bridge_tracker_on_player(bridge);
+		bridge_speed_on_player(bridge);
 		bridge_chapters_on_player(bridge);
 		bridge_skips_on_player(bridge);
 	}

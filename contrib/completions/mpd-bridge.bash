@@ -53,7 +53,7 @@ _mpd_bridge()
 	local commands='run subscribe unsubscribe list refresh set episodes
 		queue mark star unstar later list-add list-remove lists status
 		show chapters next-chapter previous-chapter chapter download delete
-		downloads import-opml export-opml search sync sleep alarm ping help'
+		downloads import-opml export-opml search sync sleep speed-setup alarm ping help'
 	local cmd=${COMP_WORDS[0]/#\~/$HOME} i command='' first=0
 	local -a config=()
 	COMPREPLY=()
@@ -114,9 +114,11 @@ _mpd_bridge()
 		0) _mpd_bridge_complete_feeds "$word" "$cmd" "${config[@]}" ;;
 		1) COMPREPLY=($(compgen -W 'name auto-queue keep match exclude
 			min-duration download skip-intro skip-outro skip-chapters
-			fetch-chapters' -- "$cur")) ;;
+			fetch-chapters speed' -- "$cur")) ;;
 		2) [[ $prev == auto-queue || $prev == fetch-chapters ]] &&
-			COMPREPLY=($(compgen -W 'yes no' -- "$cur")) ;;
+			COMPREPLY=($(compgen -W 'yes no' -- "$cur"))
+			[[ $prev == speed ]] &&
+				COMPREPLY=($(compgen -W 'default 1.25 1.5 1.75 2' -- "$cur")) ;;
 		esac
 		;;
 	later)

@@ -13,6 +13,7 @@
 #include "listening/alarm.h"
 #include "listening/chapters-command.h"
 #include "listening/sleep.h"
+#include "listening/speed.h"
 #include "phone/phone-sync.h"
 #include "playlists/lists.h"
 
@@ -43,8 +44,9 @@ static const BridgeCommand commands[] = {
 	{ "refresh", "[FEED]", "refresh one feed, or all, now", 0, 1, TRUE,
 	  FALSE, bridge_run_refresh },
 	{ "set", "FEED KEY VALUE",
-	  "name, auto-queue, keep, match, exclude, min-duration or download", 3,
-	  3, TRUE, FALSE, bridge_run_set },
+	  "name, auto-queue, keep, match, exclude, min-duration, download or "
+	  "speed",
+	  3, 3, TRUE, FALSE, bridge_run_set, NULL, bridge_speed_check_set },
 	{ "episodes",
 	  "[FEED] [--state new|in-progress|listened|starred|later] [--json]",
 	  "the episodes the bridge knows", 0, 4, FALSE, FALSE,
@@ -69,6 +71,9 @@ static const BridgeCommand commands[] = {
 	  0, FALSE, FALSE, bridge_lists_run_lists },
 	{ "status", "", "what plays, and how far it has got", 0, 0, TRUE, TRUE,
 	  bridge_run_status },
+	{ "speed-setup", "[OUTPUT-NAME]",
+	  "MPD outputs that play podcasts faster: a snippet for mpd.conf", 0, 1,
+	  TRUE, TRUE, bridge_speed_run_setup },
 	{ "queue", "EPISODE…",
 	  "queue episodes: a number, a guid, or latest FEED", 1, G_MAXUINT,
 	  TRUE, FALSE, bridge_run_queue },

@@ -15,6 +15,7 @@
 #include "listening/chapters.h"
 #include "listening/queue.h"
 #include "listening/skips.h"
+#include "listening/speed.h"
 #include "phone/phone-sync.h"
 #include "playlists/lists.h"
 #include "playlists/playlist-files.h"
@@ -149,8 +150,10 @@ bridge_run_status(Bridge *bridge, char **args, GString *out, GError **error)
 		                             : "nothing plays");
 	else
 		append_playing(bridge, episode, &status, out);
-	if (episode != NULL)
+	if (episode != NULL) {
 		append_chapter(bridge, &status, out);
+		bridge_speed_describe(bridge, out);
+	}
 	bridge_alarm_describe_next(bridge, out);
 	if (bridge_playlist_files_note(bridge) != NULL)
 		g_string_append_printf(out, "; %s",

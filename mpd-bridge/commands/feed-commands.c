@@ -12,6 +12,7 @@
 #include "feeds/subscribe.h"
 #include "listening/chapters.h"
 #include "listening/skips.h"
+#include "listening/speed.h"
 #include "phone/phone-sync.h"
 #include "playlists/push.h"
 
@@ -116,6 +117,7 @@ bridge_run_set(Bridge *bridge, char **args, GString *out, GError **error)
 	const char *value = args[2];
 	gboolean known = FALSE;
 	guint64 number;
+	g_autoptr(GString) note = g_string_new(NULL);
 
 	if (feed == NULL)
 		return FALSE;
@@ -146,6 +148,9 @@ bridge_run_set(Bridge *bridge, char **args, GString *out, GError **error)
 	} else if (strcmp(key, "download") == 0) {
 		if (!bridge_downloads_set_feed(bridge, feed, value, error))
 			return FALSE;
+	} else if (strcmp(key, "speed") == 0) {
+		if (!bridge_speed_set_feed(bridge, feed, value, note, error))
+			return FALSE;
 	} else if (strcmp(key, "match") == 0) {
 		if (!set_pattern(&feed->match, value, error))
 			return FALSE;
@@ -153,17 +158,17 @@ bridge_run_set(Bridge *bridge, char **args, GString *out, GError **error)
 		if (!set_pattern(&feed->exclude, value, error))
 			return FALSE;
 	} else {
-		return fail(
-		        error,
-		        "unknown setting '%s'; the settings are name, "
-		        "auto-queue, keep, match, exclude, min-duration and "
-		        "download",
-		        key);
+		return fail(error,
+		            "unknown setting '%s'; the settings are name, "
+		            "auto-queue, keep, match, exclude, min-duration, "
+		            "download and speed",
+		            key);
 	}
 	bridge_changed(bridge);
 	bridge_push_feed(bridge, feed, TRUE);
-	g_string_append_printf(out, "%s: %s is now '%s'",
-	                       bridge_feed_get_name(feed), key, value);
+	g_string_append_printf(out, "%s: %s is now '%s'%s",
+	                       bridge_feed_get_name(feed), key, value,
+	                       note->str);
 	return TRUE;
 }
 

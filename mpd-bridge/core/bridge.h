@@ -32,6 +32,11 @@ typedef struct {
 	                           last that took; NULL until the first */
 	char *player_error;     /* MPD's player error at the last event;
 	                           NULL: none */
+	guint speed;            /* of what plays, in hundredths (150 is
+	                           1.5×), by the output chosen for it
+	                           (listening/speed.c); 0 or 100: 1× */
+	guint speed_wanted;     /* the speed outputs were last chosen for;
+	                           0: none since MPD connected */
 } BridgeTracking;
 
 /* Where playlists go as files (playlist-files.c). */

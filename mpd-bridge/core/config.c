@@ -1,6 +1,7 @@
 #include "core/config.h"
 
 #include "core/secret-file.h"
+#include "core/speed.h"
 #include "state/keyfile.h"
 
 #include <gio/gio.h>
@@ -34,6 +35,25 @@ read_string(GKeyFile *file, const char *group, const char *key, char **value,
 	}
 	g_free(*value);
 	*value = read;
+	return TRUE;
+}
+
+/* [bridge] speed: 0.5 to 3.0, as `set FEED speed` takes it. */
+static gboolean
+read_speed(GKeyFile *file, guint *speed, GError **error)
+{
+	g_autofree char *text = NULL;
+
+	if (!read_string(file, GROUP_BRIDGE, "speed", &text, error))
+		return FALSE;
+	if (text == NULL)
+		return TRUE;
+	if (!bridge_speed_parse(text, speed)) {
+		g_set_error(
+		        error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+		        "[bridge] speed is from 0.5 to 3.0, not '%s'", text);
+		return FALSE;
+	}
 	return TRUE;
 }
 
@@ -491,6 +511,7 @@ read_file(BridgeConfig *config, GKeyFile *file, BridgeConfigFlags flags,
 	               &config->sleep_fade_seconds, error) ||
 	    !read_uint(file, GROUP_BRIDGE, "alarm_fade", 0, 600,
 	               &config->alarm_fade_seconds, error) ||
+	    !read_speed(file, &config->speed, error) ||
 	    !read_uint(file, GROUP_LISTEN, "tail_percent", 0, 50,
 	               &config->listened_percent, error) ||
 	    !read_uint(file, GROUP_LISTEN, "tail_seconds", 0, 3600,
@@ -548,6 +569,7 @@ bridge_config_load_full(const char *path, BridgeConfigFlags flags,
 	config->chapter_titles = TRUE;
 	config->sleep_fade_seconds = 10;
 	config->alarm_fade_seconds = 60;
+	config->speed = BRIDGE_SPEED_NORMAL;
 	config->listened_percent = 5;
 	config->listened_seconds = 60;
 	config->config_path =

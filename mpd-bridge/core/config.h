@@ -120,6 +120,9 @@ typedef struct {
 	guint alarm_fade_seconds; /* [bridge] alarm_fade: 60 s of raising the
 	                             volume after an alarm starts playing;
 	                             0 for none */
+	guint speed;              /* [bridge] speed: 1 (100); playback speed of
+	                             podcasts without their own, in
+	                             hundredths (listening/speed.c) */
 	guint listened_percent;   /* [listening] tail_percent: 5 */
 	guint listened_seconds;   /* [listening] tail_seconds: 60 */
 	char *config_path;        /* where the settings came from, or would */

@@ -242,7 +242,8 @@ follow(Bridge *bridge)
 		                s->chapters, (guint)now + 1));
 
 		s->boundary = g_timeout_add(
-		        (guint)CLAMP(next - at + 50, 0, G_MAXINT32),
+		        (guint)CLAMP(bridge_tracker_wall_ms(t, next - at) + 50,
+		                     0, G_MAXINT32),
 		        on_boundary, bridge);
 	}
 }

@@ -256,8 +256,10 @@ look(Bridge *bridge, gboolean seeked)
 		next = MIN(next, start);
 	}
 	if (next != G_MAXINT64 && t->state == BRIDGE_PLAYER_PLAY)
-		s->timer = g_timeout_add((guint)MIN(next - pos, G_MAXINT32),
-		                         on_due, bridge);
+		s->timer = g_timeout_add(
+		        (guint)MIN(bridge_tracker_wall_ms(t, next - pos),
+		                   G_MAXINT32),
+		        on_due, bridge);
 }
 
 static gboolean
@@ -333,7 +335,8 @@ bridge_skips_on_player(Bridge *bridge)
 	pos = bridge_tracker_position_ms(t);
 	started = s->last_song != t->song_id;
 	/* Playing on from the last look would have got about here. */
-	expected = s->last_pos + (now_us() - s->last_at) / 1000;
+	expected = s->last_pos +
+	           bridge_tracker_played_ms(t, (now_us() - s->last_at) / 1000);
 	seeked = !started && !s->own_seek && ABS(pos - expected) > SEEK_MS;
 	if (s->listener_jumped) {
 		seeked = TRUE;

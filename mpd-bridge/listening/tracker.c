@@ -68,7 +68,8 @@ account(Bridge *bridge, gint64 now)
 	was_listened = episode->listened;
 	position_ms = t->elapsed_ms;
 	if (t->state == BRIDGE_PLAYER_PLAY)
-		position_ms += (now - t->at) / 1000;
+		position_ms +=
+		        bridge_tracker_played_ms(t, (now - t->at) / 1000);
 	duration_s =
 	        t->duration_ms > 0 ? t->duration_ms / 1000 : episode->duration;
 	if (duration_s > 0)
@@ -309,7 +310,8 @@ schedule_resume(Bridge *bridge, const BridgeEpisode *episode, gint64 below_ms)
 	if (t->unseekable != NULL &&
 	    g_hash_table_contains(t->unseekable, episode->id))
 		return;
-	t->resume_below_ms = below_ms + delay_ms - RESUME_DELAY_MS;
+	t->resume_below_ms = below_ms + bridge_tracker_played_ms(
+	                                        t, delay_ms - RESUME_DELAY_MS);
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
 	t->resume_timer = g_timeout_add(delay_ms, on_resume_due, bridge);
 }
@@ -447,6 +449,8 @@ bridge_tracker_stop(Bridge *bridge)
 	g_clear_pointer(&t->episode_id, g_free);
 	g_clear_pointer(&t->player_error, g_free);
 	t->state = BRIDGE_PLAYER_STOP;
+	/* MPD may come back with other outputs on: choose again. */
+	t->speed_wanted = 0;
 }
 
 gint64
@@ -455,8 +459,27 @@ bridge_tracker_position_ms(const BridgeTracking *t)
 	gint64 at = t->elapsed_ms;
 
 	if (t->state == BRIDGE_PLAYER_PLAY)
-		at += (g_get_monotonic_time() - t->at) / 1000;
+		at += bridge_tracker_played_ms(
+		        t, (g_get_monotonic_time() - t->at) / 1000);
 	return at;
+}
+
+static guint
+speed_of(const BridgeTracking *t)
+{
+	return t->speed > 0 ? t->speed : 100;
+}
+
+gint64
+bridge_tracker_played_ms(const BridgeTracking *t, gint64 wall_ms)
+{
+	return wall_ms * speed_of(t) / 100;
+}
+
+gint64
+bridge_tracker_wall_ms(const BridgeTracking *t, gint64 played_ms)
+{
+	return played_ms * 100 / speed_of(t);
 }
 
 void

@@ -33,6 +33,18 @@ bridge_tracker_is_done(const BridgeConfig *config, gint64 position_s,
 gint64
 bridge_tracker_position_ms(const BridgeTracking *t);
 
+/*
+ * @wall_ms of playing in the time of what plays: times the speed of its
+ * output (BridgeTracking's speed), since MPD's elapsed time stays in the
+ * episode's own time whatever the speed.
+ */
+gint64
+bridge_tracker_played_ms(const BridgeTracking *t, gint64 wall_ms);
+
+/* The wall time that playing @played_ms of what plays takes. */
+gint64
+bridge_tracker_wall_ms(const BridgeTracking *t, gint64 played_ms);
+
 void
 bridge_tracker_clear(Bridge *bridge);
 

@@ -33,6 +33,9 @@ typedef struct {
 	char *user;         /* MPD's `user` setting; NULL: unset */
 	char *user_at;      /* "FILE line N" that set it; NULL */
 	GArray *reading; /* FileId of each file being read, outermost first */
+	GPtrArray *outputs; /* the audio_output blocks as GStrv of names and
+	                       values; NULL when not wanted */
+	GPtrArray *output;  /* the audio_output block being read; NULL */
 } Reader;
 
 /* MPD's whitespace: every byte up to 0x20, so a CRLF's CR goes too. */
@@ -164,19 +167,33 @@ read_line(Reader *reader, const char *path, guint number, char *line,
 		return TRUE;
 	if (*block != 0 && *p == '}') {
 		p = skip_spaces(p + 1);
-		if (*p != '\0' && *p != '#')
+		if (*p != '\0' && *p != '#') {
 			wrong = "only a comment may follow '}'";
-		else
+		} else {
 			*block = 0;
+			if (reader->output != NULL) {
+				g_ptr_array_add(reader->output, NULL);
+				g_ptr_array_add(reader->outputs,
+				                g_ptr_array_free(reader->output,
+				                                 FALSE));
+				reader->output = NULL;
+			}
+		}
 	} else {
 		wrong = next_name(&p, &name);
 		if (wrong == NULL && *block == 0 && *p == '{' &&
 		    !takes_value(name)) {
 			p = skip_spaces(p + 1);
-			if (*p != '\0' && *p != '#')
+			if (*p != '\0' && *p != '#') {
 				wrong = "only a comment may follow '{'";
-			else
+			} else {
 				*block = number;
+				if (reader->outputs != NULL &&
+				    strcmp(name, "audio_output") == 0)
+					reader->output =
+					        g_ptr_array_new_with_free_func(
+					                g_free);
+			}
 			name = NULL;
 		} else if (wrong == NULL) {
 			wrong = next_value(&p, &value);
@@ -188,6 +205,10 @@ read_line(Reader *reader, const char *path, guint number, char *line,
 		return FALSE;
 	}
 	/* What a block holds belongs to its plugin, not to MPD's top. */
+	if (name != NULL && reader->output != NULL) {
+		g_ptr_array_add(reader->output, g_strdup(name));
+		g_ptr_array_add(reader->output, g_strdup(value));
+	}
 	if (name == NULL || *block != 0)
 		return TRUE;
 	if (strcmp(name, "include") == 0)
@@ -377,6 +398,31 @@ bridge_mpd_conf_directory(const char *path, const char *name, GError **error)
 	g_free(reader.user);
 	g_free(reader.user_at);
 	return directory;
+}
+
+GPtrArray *
+bridge_mpd_conf_outputs(const char *path, GError **error)
+{
+	Reader reader = { 0 };
+	g_autoptr(GPtrArray) outputs =
+	        g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
+	gboolean ok;
+
+	g_return_val_if_fail(path != NULL, NULL);
+	g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+
+	reader.wanted = "";
+	reader.reading = g_array_new(FALSE, FALSE, sizeof(FileId));
+	reader.outputs = outputs;
+	ok = load(&reader, path, NULL, 0, 0, error);
+	if (reader.output != NULL)
+		g_ptr_array_unref(reader.output);
+	g_array_unref(reader.reading);
+	g_free(reader.directory);
+	g_free(reader.directory_at);
+	g_free(reader.user);
+	g_free(reader.user_at);
+	return ok ? g_steal_pointer(&outputs) : NULL;
 }
 
 /*

@@ -1,7 +1,7 @@
 /*
- * MPD's own configuration file, read as MPD 0.23 reads it, for the one
+ * MPD's own configuration file, read as MPD 0.23 reads it, for the
  * things mpd-bridge wants from it: where MPD keeps its stored playlists
- * and its music.
+ * and its music, and its audio outputs (to copy for speeds).
  * Nothing here talks to MPD.
  *
  * Errors: G_FILE_ERROR when a file cannot be read; G_KEY_FILE_ERROR_PARSE
@@ -26,6 +26,15 @@
  */
 char *
 bridge_mpd_conf_directory(const char *path, const char *name, GError **error);
+
+/*
+ * The audio_output blocks of MPD's configuration file @path, includes
+ * followed as above, in the file's order: each a NULL-terminated GStrv
+ * of setting names and values in turn ("type", "alsa", "name", "…").
+ * Returns a new array, or NULL with @error set.
+ */
+GPtrArray *
+bridge_mpd_conf_outputs(const char *path, GError **error);
 
 /*
  * The configuration files MPD reads, in MPD's order, of which the first

@@ -1,10 +1,10 @@
 /*
  * What the files of the MPD connection share: the daemon's connection
  * (mpd.c) with the requests to each of MPD's subsystems (mpd-queue.c,
- * mpd-player.c, mpd-playlists.c, mpd-database.c, mpd-messages.c), and all
- * of them with the command line's round trip (mpd-request.c): text made
- * fit for a protocol line, how a connection is named in messages, and
- * libmpdclient's errors as GIO's.
+ * mpd-player.c, mpd-outputs.c, mpd-playlists.c, mpd-database.c,
+ * mpd-messages.c), and all of them with the command line's round trip
+ * (mpd-request.c): text made fit for a protocol line, how a connection
+ * is named in messages, and libmpdclient's errors as GIO's.
  */
 #ifndef BRIDGE_MPD_PRIVATE_H
 #define BRIDGE_MPD_PRIVATE_H

@@ -295,6 +295,34 @@ bridge_mpd_seek(BridgeMpd *mpd, guint song_id, guint seconds, GError **error);
 gboolean
 bridge_mpd_seek_ms(BridgeMpd *mpd, guint song_id, gint64 ms, GError **error);
 
+/* One of MPD's audio outputs, as its "outputs" command lists it. */
+typedef struct {
+	guint id;
+	char *name;
+	char *plugin; /* "alsa", "pulse", "null"…; NULL: MPD did not say */
+	gboolean enabled;
+} BridgeMpdOutput;
+
+void
+bridge_mpd_output_free(BridgeMpdOutput *output);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(BridgeMpdOutput, bridge_mpd_output_free)
+
+/*
+ * MPD's audio outputs (outputs), in MPD's order. Returns a new array
+ * that frees its BridgeMpdOutput items, or NULL with @error set.
+ */
+GPtrArray *
+bridge_mpd_outputs(BridgeMpd *mpd, GError **error);
+
+/* Enables the output @id (enableoutput). */
+gboolean
+bridge_mpd_enable_output(BridgeMpd *mpd, guint id, GError **error);
+
+/* Disables the output @id (disableoutput). */
+gboolean
+bridge_mpd_disable_output(BridgeMpd *mpd, guint id, GError **error);
+
 /* Plays the next song of the queue (next); MPD stops after the last. */
 gboolean
 bridge_mpd_next(BridgeMpd *mpd, GError **error);

@@ -44,6 +44,7 @@ const Field bridge_store_feed_fields[] = {
 	{ FEED_FIELD(skip_chapters), FIELD_STRING, FALSE },
 	{ FEED_FIELD(no_chapter_fetch), FIELD_BOOLEAN, FALSE, TRUE },
 	{ FEED_FIELD(download), FIELD_INT64, FALSE, TRUE },
+	{ FEED_FIELD(speed), FIELD_INT64, FALSE, TRUE },
 };
 
 const Field bridge_store_episode_fields[] = {

@@ -47,6 +47,8 @@ typedef struct {
 	gint64 download;           /* its newest episodes kept on disk
 	                              (downloads.c): 0 means the default, -1
 	                              none */
+	gint64 speed; /* playback speed in hundredths (150 is 1.5×,
+	                 listening/speed.c); 0 means the default */
 } BridgeFeed;
 
 /*
