@@ -12,6 +12,9 @@
 #                     debootstrap
 #   ./build.sh test-debian13
 #                     only the Debian 13 part
+#   ./build.sh deb    install what is missing, build the Debian packages
+#                     (libfeed0, libfeed-dev, feedtool, mpd-bridge) into
+#                     build-deb/, and check them with lintian
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -24,6 +27,9 @@ demo_packages=(mpd mpc python3)
 test_packages=(libjson-glib-dev libxml2-utils python3 python3-podcastparser
 	clang-format doxygen openssl mpd valgrind systemd man-db mpc ncmpcpp
 	tmux python3-mygpoclient python3-mutagen graphviz)
+# What building the Debian packages needs beyond debian/control's
+# Build-Depends, which apt-get build-dep installs.
+deb_packages=(dpkg-dev debhelper lintian)
 
 # Debian 13 runs in a root of its own, kept between runs under build-deb13/
 # (ignored by git) and made again when it is missing or half made.
@@ -226,14 +232,69 @@ deb13_prepare() {
 	fi
 }
 
-# The tracked tree (and new files not yet added) as it is now, copied into
-# the root: a bind mount would show the root inside itself.
-deb13_copy_source() {
-	as_root rm -rf --one-file-system "$deb13_root/src"
-	as_root mkdir "$deb13_root/src"
+# copy_tree DEST [COMMAND]: the tracked tree (and new files not yet added)
+# as it is now, copied into DEST, made anew; COMMAND (as_root) runs what
+# writes there.
+copy_tree() {
+	local dest=$1
+	shift
+	"$@" rm -rf --one-file-system "$dest"
+	"$@" mkdir -p "$dest"
 	git ls-files -z --cached --others --exclude-standard |
 		tar --null -T - --ignore-failed-read -cf - 2>/dev/null |
-		as_root tar -xf - -C "$deb13_root/src"
+		"$@" tar -xf - -C "$dest"
+}
+
+# Into the root: a bind mount would show the root inside itself.
+deb13_copy_source() {
+	copy_tree "$deb13_root/src" as_root
+}
+
+# deb_build DIR: the Debian packages built with dpkg-buildpackage from a
+# copy of the tree in DIR/src, into DIR, and lintian on them: an error or
+# a warning that debian/*.lintian-overrides does not override fails. With
+# in_deb13=1, DIR is an absolute path in the Debian 13 root, and all of it
+# happens there.
+deb_build() {
+	local dir=$1 in_deb13=${in_deb13:-} run=() root=() system=$host_system
+	local host_dir=$1 jobs
+	if [ -n "$in_deb13" ]; then
+		run=(in_deb13)
+		root=(in_deb13)
+		system="Debian 13"
+		host_dir=$deb13_root$dir
+		copy_tree "$host_dir/src" as_root
+	else
+		root=(as_root env DEBIAN_FRONTEND=noninteractive)
+		copy_tree "$host_dir/src"
+	fi
+	"${run[@]}" find "$dir" -maxdepth 1 -type f -delete
+	"${run[@]}" sh -c 'cd "$1/src" && dpkg-checkbuilddeps' sh "$dir" \
+		>/dev/null 2>&1 || {
+		say "installing debian/control's Build-Depends ($system)"
+		"${root[@]}" apt-get build-dep -y -qq --no-install-recommends \
+			"$dir/src" >/dev/null
+	}
+	jobs=$(nproc)
+	say "building the Debian packages in $system's $dir/"
+	"${run[@]}" env DEB_BUILD_OPTIONS="parallel=$jobs" sh -c \
+		'cd "$1/src" && dpkg-buildpackage -us -uc -b' sh "$dir" \
+		>"$host_dir/build.log" 2>&1 || {
+		cat "$host_dir/build.log"
+		exit 1
+	}
+	# Overridden tags are shown (O:, with the reason), and do not fail.
+	say "checking them with lintian ($system)"
+	"${run[@]}" sh -c 'cd "$1" && lintian --fail-on none --show-overrides \
+		$(ls *.deb | grep -v -- -dbgsym_)' sh "$dir" \
+		>"$host_dir/lintian.txt" 2>&1
+	grep -v '^running with root privileges' "$host_dir/lintian.txt" || true
+	if grep -qE '^[EW]: ' "$host_dir/lintian.txt"; then
+		echo "build.sh: lintian has errors or warnings not overridden" >&2
+		exit 1
+	fi
+	say "the packages, in $dir/:"
+	(cd "$host_dir" && ls -- *.deb)
 }
 
 # Every test again on Debian 13 (MPD 0.24, GLib 2.84, curl 8.14), warnings
@@ -302,8 +363,12 @@ test)
 test-debian13)
 	test_deb13
 	;;
+deb)
+	install_missing "${build_packages[@]}" "${deb_packages[@]}"
+	deb_build build-deb
+	;;
 *)
-	echo "usage: ./build.sh run|test|test-debian13" >&2
+	echo "usage: ./build.sh run|test|test-debian13|deb" >&2
 	exit 2
 	;;
 esac
