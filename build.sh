@@ -9,7 +9,8 @@
 #                     then every test again under ASan and UBSan; and,
 #                     meanwhile, all of it but valgrind and the sanitizers
 #                     on Debian 13 (MPD 0.24), in a root made with
-#                     debootstrap
+#                     debootstrap, where the Debian packages are then
+#                     built, installed, run and purged
 #   ./build.sh test-debian13
 #                     only the Debian 13 part
 #   ./build.sh deb    install what is missing, build the Debian packages
@@ -194,8 +195,8 @@ deb13_mount() {
 }
 
 # debootstrap once; a root that is missing its stamp was left half made
-# and is made again. Then the packages of build_packages and test_packages
-# that it lacks, with apt-get as on this machine.
+# and is made again. Then the packages of build_packages, test_packages
+# and deb_packages that it lacks, with apt-get as on this machine.
 deb13_prepare() {
 	local stamp=$deb13_root.ok mirror missing pkg
 	if [ ! -f "$stamp" ]; then
@@ -219,7 +220,7 @@ deb13_prepare() {
 	as_root cp -L /etc/resolv.conf "$deb13_root/etc/resolv.conf"
 	missing=()
 	for pkg in $(printf '%s\n' "${build_packages[@]}" \
-		"${test_packages[@]}" | sort -u); do
+		"${test_packages[@]}" "${deb_packages[@]}" | sort -u); do
 		in_deb13 dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
 			grep -q 'install ok installed' || missing+=("$pkg")
 	done
@@ -297,8 +298,25 @@ deb_build() {
 	(cd "$host_dir" && ls -- *.deb)
 }
 
+# The Debian packages built in the root and installed there on top of
+# Debian's mpd, run as systemd would run them, and purged again
+# (tests/package/test-install.sh, which leaves the root as it was).
+deb13_packages() {
+	local start=$SECONDS tap=$deb13_root/build-deb/install-test.txt
+	in_deb13=1 deb_build /build-deb
+	say "installing them in Debian 13 (tests/package/test-install.sh)"
+	in_deb13 tests/package/test-install.sh /build-deb >"$tap" 2>&1 || {
+		cat "$tap"
+		echo "Debian 13 packages: $(tail -n 1 "$tap" | sed 's/^# //')"
+		exit 1
+	}
+	grep -E '^not ok' "$tap" || true
+	echo "Debian 13 packages: $(tail -n 1 "$tap" | sed 's/^# //')"
+	say "the packages in Debian 13 took $((SECONDS - start)) s"
+}
+
 # Every test again on Debian 13 (MPD 0.24, GLib 2.84, curl 8.14), warnings
-# as errors; no valgrind or sanitizer passes.
+# as errors; no valgrind or sanitizer passes. Then the Debian packages.
 test_deb13() {
 	local start=$SECONDS
 	install_missing debootstrap
@@ -308,6 +326,7 @@ test_deb13() {
 	in_deb13 meson setup build-test -Dwerror=true -Ddocs=true >/dev/null
 	in_deb13 ninja -C build-test >/dev/null
 	in_deb13=1 run_tests build-test
+	deb13_packages
 	deb13_unmount
 	trap - EXIT INT TERM
 	say "the Debian 13 part took $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"
