@@ -9,9 +9,13 @@
 #                     then every test again under ASan and UBSan; and,
 #                     meanwhile, all of it but valgrind and the sanitizers
 #                     on Debian 13 (MPD 0.24), in a root made with
-#                     debootstrap
+#                     debootstrap, where the Debian packages are then
+#                     built, installed, run and purged
 #   ./build.sh test-debian13
 #                     only the Debian 13 part
+#   ./build.sh deb    install what is missing, build the Debian packages
+#                     (libfeed0, libfeed-dev, feedtool, mpd-bridge) into
+#                     build-deb/, and check them with lintian
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -24,6 +28,9 @@ demo_packages=(mpd mpc python3)
 test_packages=(libjson-glib-dev libxml2-utils python3 python3-podcastparser
 	clang-format doxygen openssl mpd valgrind systemd man-db mpc ncmpcpp
 	tmux python3-mygpoclient python3-mutagen graphviz)
+# What building the Debian packages needs beyond debian/control's
+# Build-Depends, which apt-get build-dep installs.
+deb_packages=(dpkg-dev debhelper lintian)
 
 # Debian 13 runs in a root of its own, kept between runs under build-deb13/
 # (ignored by git) and made again when it is missing or half made.
@@ -212,8 +219,8 @@ deb13_lock() {
 }
 
 # debootstrap once; a root that is missing its stamp was left half made
-# and is made again. Then the packages of build_packages and test_packages
-# that it lacks, with apt-get as on this machine.
+# and is made again. Then the packages of build_packages, test_packages
+# and deb_packages that it lacks, with apt-get as on this machine.
 deb13_prepare() {
 	local stamp=$deb13_root.ok mirror missing pkg
 	if [ ! -f "$stamp" ]; then
@@ -237,7 +244,7 @@ deb13_prepare() {
 	as_root cp -L /etc/resolv.conf "$deb13_root/etc/resolv.conf"
 	missing=()
 	for pkg in $(printf '%s\n' "${build_packages[@]}" \
-		"${test_packages[@]}" | sort -u); do
+		"${test_packages[@]}" "${deb_packages[@]}" | sort -u); do
 		in_deb13 dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
 			grep -q 'install ok installed' || missing+=("$pkg")
 	done
@@ -250,18 +257,90 @@ deb13_prepare() {
 	fi
 }
 
-# The tracked tree (and new files not yet added) as it is now, copied into
-# the root: a bind mount would show the root inside itself.
-deb13_copy_source() {
-	as_root rm -rf --one-file-system "$deb13_root/src"
-	as_root mkdir "$deb13_root/src"
+# copy_tree DEST [COMMAND]: the tracked tree (and new files not yet added)
+# as it is now, copied into DEST, made anew; COMMAND (as_root) runs what
+# writes there.
+copy_tree() {
+	local dest=$1
+	shift
+	"$@" rm -rf --one-file-system "$dest"
+	"$@" mkdir -p "$dest"
 	git ls-files -z --cached --others --exclude-standard |
 		tar --null -T - --ignore-failed-read -cf - 2>/dev/null |
-		as_root tar -xf - -C "$deb13_root/src"
+		"$@" tar -xf - -C "$dest"
+}
+
+# Into the root: a bind mount would show the root inside itself.
+deb13_copy_source() {
+	copy_tree "$deb13_root/src" as_root
+}
+
+# deb_build DIR: the Debian packages built with dpkg-buildpackage from a
+# copy of the tree in DIR/src, into DIR, and lintian on them: an error or
+# a warning that debian/*.lintian-overrides does not override fails. With
+# in_deb13=1, DIR is an absolute path in the Debian 13 root, and all of it
+# happens there.
+deb_build() {
+	local dir=$1 in_deb13=${in_deb13:-} run=() root=() system=$host_system
+	local host_dir=$1 jobs
+	if [ -n "$in_deb13" ]; then
+		run=(in_deb13)
+		root=(in_deb13)
+		system="Debian 13"
+		host_dir=$deb13_root$dir
+		copy_tree "$host_dir/src" as_root
+	else
+		root=(as_root env DEBIAN_FRONTEND=noninteractive)
+		copy_tree "$host_dir/src"
+	fi
+	"${run[@]}" find "$dir" -maxdepth 1 -type f -delete
+	"${run[@]}" sh -c 'cd "$1/src" && dpkg-checkbuilddeps' sh "$dir" \
+		>/dev/null 2>&1 || {
+		say "installing debian/control's Build-Depends ($system)"
+		"${root[@]}" apt-get build-dep -y -qq --no-install-recommends \
+			"$dir/src" >/dev/null
+	}
+	jobs=$(nproc)
+	say "building the Debian packages in $system's $dir/"
+	"${run[@]}" env DEB_BUILD_OPTIONS="parallel=$jobs" sh -c \
+		'cd "$1/src" && dpkg-buildpackage -us -uc -b' sh "$dir" \
+		>"$host_dir/build.log" 2>&1 || {
+		cat "$host_dir/build.log"
+		exit 1
+	}
+	# Overridden tags are shown (O:, with the reason), and do not fail.
+	say "checking them with lintian ($system)"
+	"${run[@]}" sh -c 'cd "$1" && lintian --fail-on none --show-overrides \
+		$(ls *.deb | grep -v -- -dbgsym_)' sh "$dir" \
+		>"$host_dir/lintian.txt" 2>&1
+	grep -v '^running with root privileges' "$host_dir/lintian.txt" || true
+	if grep -qE '^[EW]: ' "$host_dir/lintian.txt"; then
+		echo "build.sh: lintian has errors or warnings not overridden" >&2
+		exit 1
+	fi
+	say "the packages, in $dir/:"
+	(cd "$host_dir" && ls -- *.deb)
+}
+
+# The Debian packages built in the root and installed there on top of
+# Debian's mpd, run as systemd would run them, and purged again
+# (tests/package/test-install.sh, which leaves the root as it was).
+deb13_packages() {
+	local start=$SECONDS tap=$deb13_root/build-deb/install-test.txt
+	in_deb13=1 deb_build /build-deb
+	say "installing them in Debian 13 (tests/package/test-install.sh)"
+	in_deb13 tests/package/test-install.sh /build-deb >"$tap" 2>&1 || {
+		cat "$tap"
+		echo "Debian 13 packages: $(tail -n 1 "$tap" | sed 's/^# //')"
+		exit 1
+	}
+	grep -E '^not ok' "$tap" || true
+	echo "Debian 13 packages: $(tail -n 1 "$tap" | sed 's/^# //')"
+	say "the packages in Debian 13 took $((SECONDS - start)) s"
 }
 
 # Every test again on Debian 13 (MPD 0.24, GLib 2.84, curl 8.14), warnings
-# as errors; no valgrind or sanitizer passes.
+# as errors; no valgrind or sanitizer passes. Then the Debian packages.
 test_deb13() {
 	local start=$SECONDS
 	install_missing debootstrap
@@ -271,6 +350,7 @@ test_deb13() {
 	in_deb13 meson setup build-test -Dwerror=true -Ddocs=true >/dev/null
 	in_deb13 ninja -C build-test >/dev/null
 	in_deb13=1 run_tests build-test
+	deb13_packages
 	deb13_unmount
 	trap - EXIT INT TERM
 	say "the Debian 13 part took $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"
@@ -331,8 +411,12 @@ test-debian13)
 	deb13_lock
 	test_deb13
 	;;
+deb)
+	install_missing "${build_packages[@]}" "${deb_packages[@]}"
+	deb_build build-deb
+	;;
 *)
-	echo "usage: ./build.sh run|test|test-debian13" >&2
+	echo "usage: ./build.sh run|test|test-debian13|deb" >&2
 	exit 2
 	;;
 esac
