@@ -639,6 +639,30 @@ catch_up(Bridge *bridge)
 		g_warning("%s", error->message);
 }
 
+/*
+ * Whether this user should ask a daemon that keeps another state: they
+ * have none of their own, and a daemon answers on MPD's channel. So on a
+ * box whose system service keeps its state where no other user may read
+ * it, a person's commands reach that service rather than start a state
+ * that no daemon runs. search stays here: `subscribe N` reads this
+ * user's own search results.
+ */
+static gboolean
+ask_other_daemon(Bridge *bridge, const char *name)
+{
+	g_autofree char *reply_channel = NULL;
+	g_autofree char *answer = NULL;
+
+	if (strcmp(name, "run") == 0 || strcmp(name, "search") == 0 ||
+	    g_file_test(bridge->config->state_path, G_FILE_TEST_EXISTS))
+		return FALSE;
+	reply_channel = own_reply_channel(bridge, getpid());
+	answer = bridge_mpd_request(&bridge->config->mpd,
+	                            bridge->config->channel, "ping",
+	                            reply_channel, CONNECT_WAIT_MS, NULL);
+	return answer != NULL;
+}
+
 static int
 run_command(Bridge *bridge, char **argv)
 {
@@ -746,7 +770,8 @@ main(int argc, char **argv)
 	}
 	/* Asking the daemon needs no state: a big one takes time to read. */
 	command = bridge_command_lookup(argv[1]);
-	if (command != NULL && command->daemon_only) {
+	if (command != NULL &&
+	    (command->daemon_only || ask_other_daemon(&bridge, argv[1]))) {
 		g_log_set_writer_func(quiet_writer, NULL, NULL);
 		status = run_through_daemon(&bridge, argv + 1, NULL);
 		bridge_config_free(bridge.config);

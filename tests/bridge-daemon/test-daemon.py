@@ -479,10 +479,35 @@ def t_read_your_writes(w):
         check(r.returncode == 0, r)
 
 
+def t_other_user(w):
+    """a user with no state of their own reaches the running daemon, as on
+    a box whose system service keeps a state nobody else may read"""
+    other = os.path.join(w.root, "other-user")
+    env = dict(w.env, XDG_STATE_HOME=os.path.join(other, "state"),
+               XDG_CONFIG_HOME=os.path.join(other, "config"),
+               XDG_CACHE_HOME=os.path.join(other, "cache"))
+    r = w.bridge("subscribe", w.url("feed/o"), env=env)
+    check(r.returncode == 0, f"exit {r.returncode}: {r.stderr}")
+    wait_until(lambda: "Podcast: Feed o" in playlists(w), 20,
+               "the daemon's playlist of the other user's subscription")
+    r = w.bridge("list", "--json", env=env)
+    check(r.returncode == 0, r.stderr)
+    check("Feed o" in [f["title"] for f in json.loads(r.stdout)],
+          f"the other user's list says {r.stdout}")
+    r = w.bridge("list", "--json")
+    check("Feed o" in [f["title"] for f in json.loads(r.stdout)],
+          f"the daemon's own state lacks it: {r.stdout}")
+    check(not os.path.exists(os.path.join(other, "state")),
+          "the other user got a state of their own")
+    r = w.bridge("unsubscribe", "Feed o", env=env)
+    check(r.returncode == 0, r.stderr)
+
+
 TESTS = [t_subscribe_without_daemon, t_subscribe_checks_without_daemon,
          t_playlist_appears, t_queue_latest, t_new_episode_auto_queued,
          t_retag_on_play, t_mpd_restart, t_concurrent_writers,
          t_channel_command, t_subscribe_checks_daemon, t_read_your_writes,
+         t_other_user,
          t_lists, t_identity, t_import_opml, t_bad_input, t_corrupt_state,
          t_unreachable_mpd]
 
