@@ -12,20 +12,15 @@ the end, as TAP comments.
 """
 import os
 import re
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "support"))
-from mpdtest import Channel, Mpd, wait_until  # noqa: E402
+from mpdtest import Channel, wait_until  # noqa: E402
 from bridgeworld import run_tap  # noqa: E402
-import media  # noqa: E402
+from playworld import PlayWorld, check  # noqa: E402
 
-BRIDGE = os.environ.get("MPD_BRIDGE")
 
 # guid, title, seconds
 EPISODES = [
@@ -34,114 +29,9 @@ EPISODES = [
 ]
 
 
-def feed(base):
-    items = "".join(
-        f'<item><guid isPermaLink="false">{guid}</guid><title>{title}'
-        f"</title><pubDate>Sun, 0{k + 1} Sep 2024 10:00:00 +0000</pubDate>"
-        f'<enclosure url="{base}/{guid}.wav" type="audio/wav" '
-        'length="1"/></item>'
-        for k, (guid, title, _) in enumerate(EPISODES))
-    return ('<?xml version="1.0" encoding="UTF-8"?><rss version="2.0">'
-            "<channel><title>Alarm Test</title><link>http://x.invalid/"
-            f"</link><description>d</description>{items}</channel></rss>")
-
-
-class Site:
-    """The feed and its episodes, served with ranges, as podcast hosts
-    answer them: MPD 0.24 reads a WAV stream's header by seeking."""
-
+class World(PlayWorld):
     def __init__(self):
-        site = self
-
-        class Handler(media.Handler):
-            def do_GET(self):
-                if self.path == "/feed.xml":
-                    self.reply(200, feed(site.base).encode(),
-                               "application/rss+xml")
-                else:
-                    self.serve_file()
-
-        self.server = media.Server(Handler, {
-            f"/{g}.wav": media.silent_wav(s) for g, _, s in EPISODES})
-        self.base = self.server.base
-
-    def close(self):
-        self.server.close()
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
-
-
-class World:
-    def __init__(self):
-        self.root = tempfile.mkdtemp(prefix="bridge-alarm-")
-        self.mpd = Mpd(os.path.join(self.root, "mpd"))
-        # The null output has no mixer of its own: MPD's software one
-        # gives it a volume to fade.
-        with open(self.mpd.conf) as f:
-            conf = f.read()
-        with open(self.mpd.conf, "w") as f:
-            f.write(conf.replace('\tsync "yes"\n',
-                                 '\tsync "yes"\n\tmixer_type "software"\n'))
-        self.mpd.start()
-        self.site = Site()
-        self.env = dict(os.environ)
-        self.env.update({
-            "XDG_CONFIG_HOME": os.path.join(self.root, "config"),
-            "XDG_STATE_HOME": os.path.join(self.root, "state"),
-            "XDG_CACHE_HOME": os.path.join(self.root, "cache"),
-            "MPD_HOST": self.mpd.socket,
-            "G_DEBUG": "fatal-warnings",
-        })
-        self.env.pop("MPD_PORT", None)
-        self.daemon = None
-        self.daemon_log = os.path.join(self.root, "daemon.log")
-        self.configure(fade=4)
-        r = self.bridge("subscribe", self.site.base + "/feed.xml")
-        check(r.returncode == 0, r.stderr)
-        self.start_daemon()
-
-    def configure(self, fade):
-        directory = os.path.join(self.root, "config", "mpd-bridge")
-        os.makedirs(directory, exist_ok=True)
-        with open(os.path.join(directory, "config"), "w") as f:
-            f.write(f"[bridge]\nalarm_fade={fade}\n")
-
-    def url(self, guid):
-        return f"{self.site.base}/{guid}.wav"
-
-    def bridge(self, *args):
-        return subprocess.run([BRIDGE, *args], capture_output=True,
-                              text=True, env=self.env, timeout=60)
-
-    def ok(self, *args):
-        r = self.bridge(*args)
-        check(r.returncode == 0,
-              f"{' '.join(args)}: exit {r.returncode}: {r.stderr}")
-        return r.stdout.strip()
-
-    def start_daemon(self):
-        self.daemon = subprocess.Popen(
-            [BRIDGE, "run"], env=self.env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=open(self.daemon_log, "a"))
-        wait_until(lambda: self.bridge("ping").returncode == 0, 20,
-                   "the daemon to answer")
-
-    def stop_daemon(self):
-        if self.daemon is not None:
-            self.daemon.send_signal(signal.SIGTERM)
-            code = self.daemon.wait(20)
-            self.daemon = None
-            check(code == 0, f"the daemon exited with {code}")
-
-    def log(self):
-        try:
-            with open(self.daemon_log) as f:
-                return f.read()
-        except OSError:
-            return ""
+        super().__init__("alarm", "Alarm Test", EPISODES, {"alarm_fade": 4})
 
     def state_file(self):
         return os.path.join(self.root, "state", "mpd-bridge", "state")
@@ -152,18 +42,6 @@ class World:
     def current(self):
         songs = self.mpd.values("currentsong", "file")
         return songs[0] if songs else None
-
-    def close(self):
-        if os.environ.get("ALARM_TEST_LOG"):
-            print("\n".join("# " + line for line in self.log().splitlines()))
-        try:
-            self.stop_daemon()
-        finally:
-            self.mpd.stop()
-            self.site.close()
-            shutil.rmtree(self.root, ignore_errors=True)
-
-
 
 
 def clock(seconds_ahead):

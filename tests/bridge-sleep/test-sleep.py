@@ -10,22 +10,16 @@ Prints TAP. Needs mpd (Debian's package) and MPD_BRIDGE; without them
 every test fails. With SLEEP_TEST_LOG=1 the daemon's log is printed at
 the end, as TAP comments.
 """
-import json
 import os
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "support"))
-from mpdtest import Channel, Mpd, wait_until  # noqa: E402
+from mpdtest import Channel, wait_until  # noqa: E402
 from bridgeworld import run_tap  # noqa: E402
-import media  # noqa: E402
+from playworld import PlayWorld, check  # noqa: E402
 
-BRIDGE = os.environ.get("MPD_BRIDGE")
 TOLERANCE = 1.0  # seconds between a timer's time and its pause
 
 # guid, title, seconds
@@ -37,115 +31,10 @@ EPISODES = [
 ]
 
 
-def feed(base):
-    items = "".join(
-        f'<item><guid isPermaLink="false">{guid}</guid><title>{title}'
-        f"</title><pubDate>Sun, 0{k + 1} Sep 2024 10:00:00 +0000</pubDate>"
-        f'<enclosure url="{base}/{guid}.wav" type="audio/wav" '
-        'length="1"/></item>'
-        for k, (guid, title, _) in enumerate(EPISODES))
-    return ('<?xml version="1.0" encoding="UTF-8"?><rss version="2.0">'
-            "<channel><title>Sleep Test</title><link>http://x.invalid/"
-            f"</link><description>d</description>{items}</channel></rss>")
-
-
-class Site:
-    """The feed and its episodes, served with ranges, as podcast hosts
-    answer them: MPD 0.24 reads a WAV stream's header by seeking."""
-
+class World(PlayWorld):
     def __init__(self):
-        site = self
-
-        class Handler(media.Handler):
-            def do_GET(self):
-                if self.path == "/feed.xml":
-                    self.reply(200, feed(site.base).encode(),
-                               "application/rss+xml")
-                else:
-                    self.serve_file()
-
-        self.server = media.Server(Handler, {
-            f"/{g}.wav": media.silent_wav(s) for g, _, s in EPISODES})
-        self.base = self.server.base
-
-    def close(self):
-        self.server.close()
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
-
-
-class World:
-    def __init__(self):
-        self.root = tempfile.mkdtemp(prefix="bridge-sleep-")
-        self.mpd = Mpd(os.path.join(self.root, "mpd"))
-        # The null output has no mixer of its own: MPD's software one
-        # gives it a volume to fade.
-        with open(self.mpd.conf) as f:
-            conf = f.read()
-        with open(self.mpd.conf, "w") as f:
-            f.write(conf.replace('\tsync "yes"\n',
-                                 '\tsync "yes"\n\tmixer_type "software"\n'))
-        self.mpd.start()
-        self.site = Site()
-        self.env = dict(os.environ)
-        self.env.update({
-            "XDG_CONFIG_HOME": os.path.join(self.root, "config"),
-            "XDG_STATE_HOME": os.path.join(self.root, "state"),
-            "XDG_CACHE_HOME": os.path.join(self.root, "cache"),
-            "MPD_HOST": self.mpd.socket,
-            "G_DEBUG": "fatal-warnings",
-        })
-        self.env.pop("MPD_PORT", None)
-        self.daemon = None
-        self.daemon_log = os.path.join(self.root, "daemon.log")
-        self.configure(fade=0)
-        r = self.bridge("subscribe", self.site.base + "/feed.xml")
-        check(r.returncode == 0, r.stderr)
-        self.start_daemon()
+        super().__init__("sleep", "Sleep Test", EPISODES, {"sleep_fade": 0})
         self.errors = []  # each timer's pause, less its time: seconds
-
-    def configure(self, fade):
-        directory = os.path.join(self.root, "config", "mpd-bridge")
-        os.makedirs(directory, exist_ok=True)
-        with open(os.path.join(directory, "config"), "w") as f:
-            f.write(f"[bridge]\nsleep_fade={fade}\n")
-
-    def url(self, guid):
-        return f"{self.site.base}/{guid}.wav"
-
-    def bridge(self, *args):
-        return subprocess.run([BRIDGE, *args], capture_output=True,
-                              text=True, env=self.env, timeout=60)
-
-    def ok(self, *args):
-        r = self.bridge(*args)
-        check(r.returncode == 0,
-              f"{' '.join(args)}: exit {r.returncode}: {r.stderr}")
-        return r.stdout.strip()
-
-    def start_daemon(self):
-        self.daemon = subprocess.Popen(
-            [BRIDGE, "run"], env=self.env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=open(self.daemon_log, "a"))
-        wait_until(lambda: self.bridge("ping").returncode == 0, 20,
-                   "the daemon to answer")
-
-    def stop_daemon(self):
-        if self.daemon is not None:
-            self.daemon.send_signal(signal.SIGTERM)
-            code = self.daemon.wait(20)
-            self.daemon = None
-            check(code == 0, f"the daemon exited with {code}")
-
-    def log(self):
-        try:
-            with open(self.daemon_log) as f:
-                return f.read()
-        except OSError:
-            return ""
 
     def play(self, *guids):
         self.mpd.command("clear", *(f'add "{self.url(g)}"' for g in guids),
@@ -157,24 +46,11 @@ class World:
     def state(self):
         return self.mpd.status().get("state")
 
-    def episode(self, guid):
-        for e in json.loads(self.ok("episodes", "--json")):
-            if e["guid"] == guid:
-                return e
-        raise AssertionError(f"no episode {guid}")
-
     def close(self):
         if self.errors:
             print("# pause time less the timer's: " + ", ".join(
                 f"{e:+.2f} s" for e in self.errors))
-        if os.environ.get("SLEEP_TEST_LOG"):
-            print("\n".join("# " + line for line in self.log().splitlines()))
-        try:
-            self.stop_daemon()
-        finally:
-            self.mpd.stop()
-            self.site.close()
-            shutil.rmtree(self.root, ignore_errors=True)
+        super().close()
 
 
 def timed_pause(w, seconds, sample=None):
@@ -290,7 +166,7 @@ def t_fade(w):
     """with sleep_fade=2 the volume goes down before the pause and is
     restored after it"""
     w.stop_daemon()
-    w.configure(fade=2)
+    w.configure(sleep_fade=2)
     w.start_daemon()
     w.mpd.command("setvol 80")
     w.play("long-1")

@@ -1,0 +1,147 @@
+"""A world for the daemon tests that play episodes in real time: a
+private MPD with a null output in sync and a software mixer (so that it
+has a volume), a loopback site serving a feed of silent WAV episodes with
+ranges, as podcast hosts answer them, and mpd-bridge subscribed to it
+with its daemon running. test-sleep and test-alarm share it.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+
+from mpdtest import Mpd, wait_until
+import media
+
+BRIDGE = os.environ.get("MPD_BRIDGE")
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+def feed(title, base, episodes):
+    items = "".join(
+        f'<item><guid isPermaLink="false">{guid}</guid><title>{name}'
+        f"</title><pubDate>Sun, 0{k + 1} Sep 2024 10:00:00 +0000</pubDate>"
+        f'<enclosure url="{base}/{guid}.wav" type="audio/wav" '
+        'length="1"/></item>'
+        for k, (guid, name, _) in enumerate(episodes))
+    return ('<?xml version="1.0" encoding="UTF-8"?><rss version="2.0">'
+            f"<channel><title>{title}</title><link>http://x.invalid/"
+            f"</link><description>d</description>{items}</channel></rss>")
+
+
+class Site:
+    """The feed and its episodes (guid, title, seconds), served with
+    ranges: MPD 0.24 reads a WAV stream's header by seeking."""
+
+    def __init__(self, title, episodes):
+        site = self
+
+        class Handler(media.Handler):
+            def do_GET(self):
+                if self.path == "/feed.xml":
+                    self.reply(200, feed(title, site.base, episodes).encode(),
+                               "application/rss+xml")
+                else:
+                    self.serve_file()
+
+        self.server = media.Server(Handler, {
+            f"/{g}.wav": media.silent_wav(s) for g, _, s in episodes})
+        self.base = self.server.base
+
+    def close(self):
+        self.server.close()
+
+
+class PlayWorld:
+    """@settings: the [bridge] lines of mpd-bridge's config, a dict."""
+
+    def __init__(self, name, title, episodes, settings):
+        self.root = tempfile.mkdtemp(prefix=f"bridge-{name}-")
+        self.log_variable = f"{name.upper()}_TEST_LOG"
+        self.mpd = Mpd(os.path.join(self.root, "mpd"))
+        # The null output has no mixer of its own: MPD's software one
+        # gives it a volume to fade.
+        with open(self.mpd.conf) as f:
+            conf = f.read()
+        with open(self.mpd.conf, "w") as f:
+            f.write(conf.replace('\tsync "yes"\n',
+                                 '\tsync "yes"\n\tmixer_type "software"\n'))
+        self.mpd.start()
+        self.site = Site(title, episodes)
+        self.env = dict(os.environ)
+        self.env.update({
+            "XDG_CONFIG_HOME": os.path.join(self.root, "config"),
+            "XDG_STATE_HOME": os.path.join(self.root, "state"),
+            "XDG_CACHE_HOME": os.path.join(self.root, "cache"),
+            "MPD_HOST": self.mpd.socket,
+            "G_DEBUG": "fatal-warnings",
+        })
+        self.env.pop("MPD_PORT", None)
+        self.daemon = None
+        self.daemon_log = os.path.join(self.root, "daemon.log")
+        self.configure(**settings)
+        r = self.bridge("subscribe", self.site.base + "/feed.xml")
+        check(r.returncode == 0, r.stderr)
+        self.start_daemon()
+
+    def configure(self, **settings):
+        directory = os.path.join(self.root, "config", "mpd-bridge")
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, "config"), "w") as f:
+            f.write("[bridge]\n" + "".join(
+                f"{key}={value}\n" for key, value in settings.items()))
+
+    def url(self, guid):
+        return f"{self.site.base}/{guid}.wav"
+
+    def bridge(self, *args):
+        return subprocess.run([BRIDGE, *args], capture_output=True,
+                              text=True, env=self.env, timeout=60)
+
+    def ok(self, *args):
+        r = self.bridge(*args)
+        check(r.returncode == 0,
+              f"{' '.join(args)}: exit {r.returncode}: {r.stderr}")
+        return r.stdout.strip()
+
+    def start_daemon(self):
+        self.daemon = subprocess.Popen(
+            [BRIDGE, "run"], env=self.env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=open(self.daemon_log, "a"))
+        wait_until(lambda: self.bridge("ping").returncode == 0, 20,
+                   "the daemon to answer")
+
+    def stop_daemon(self):
+        if self.daemon is not None:
+            self.daemon.send_signal(signal.SIGTERM)
+            code = self.daemon.wait(20)
+            self.daemon = None
+            check(code == 0, f"the daemon exited with {code}")
+
+    def log(self):
+        try:
+            with open(self.daemon_log) as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def episode(self, guid):
+        for e in json.loads(self.ok("episodes", "--json")):
+            if e["guid"] == guid:
+                return e
+        raise AssertionError(f"no episode {guid}")
+
+    def close(self):
+        if os.environ.get(self.log_variable):
+            print("\n".join("# " + line for line in self.log().splitlines()))
+        try:
+            self.stop_daemon()
+        finally:
+            self.mpd.stop()
+            self.site.close()
+            shutil.rmtree(self.root, ignore_errors=True)
