@@ -11,23 +11,19 @@ say so instead. Either way every test asserts something.
 Prints TAP. Needs mpd (Debian's package) and MPD_BRIDGE. With
 SPEED_TEST_LOG=1 the daemon's log is printed at the end, as TAP comments.
 """
-import json
 import os
 import re
-import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "support"))
-from mpdtest import Mpd, wait_until  # noqa: E402
+from mpdtest import wait_until  # noqa: E402
 from bridgeworld import run_tap  # noqa: E402
+from playworld import PlayWorld, check  # noqa: E402
 import media  # noqa: E402
 
-BRIDGE = os.environ.get("MPD_BRIDGE")
 SPEED = 1.5
 WALL = 6.0  # seconds of wall time measured
 TOLERANCE = 1.0  # seconds of the episode
@@ -37,44 +33,6 @@ EPISODES = [("talk", "Long talk", 300)]
 MUSIC = "/music.wav"  # served, but in no feed
 
 
-def feed(base):
-    items = "".join(
-        f'<item><guid isPermaLink="false">{guid}</guid><title>{title}'
-        "</title><pubDate>Sun, 01 Sep 2024 10:00:00 +0000</pubDate>"
-        f'<enclosure url="{base}/{guid}.wav" type="audio/wav" '
-        'length="1"/></item>'
-        for guid, title, _ in EPISODES)
-    return ('<?xml version="1.0" encoding="UTF-8"?><rss version="2.0">'
-            "<channel><title>Speed Test</title><link>http://x.invalid/"
-            f"</link><description>d</description>{items}</channel></rss>")
-
-
-class Site:
-    def __init__(self):
-        site = self
-
-        class Handler(media.Handler):
-            def do_GET(self):
-                if self.path == "/feed.xml":
-                    self.reply(200, feed(site.base).encode(),
-                               "application/rss+xml")
-                else:
-                    self.serve_file()
-
-        files = {f"/{g}.wav": media.silent_wav(s) for g, _, s in EPISODES}
-        files[MUSIC] = media.silent_wav(120)
-        self.server = media.Server(Handler, files)
-        self.base = self.server.base
-
-    def close(self):
-        self.server.close()
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
-
-
 def mpd_version():
     out = subprocess.run(["mpd", "--version"], capture_output=True,
                          text=True).stdout
@@ -82,62 +40,11 @@ def mpd_version():
     return (int(found.group(1)), int(found.group(2))) if found else (0, 0)
 
 
-class World:
+class World(PlayWorld):
     def __init__(self):
-        self.root = tempfile.mkdtemp(prefix="bridge-speed-")
-        self.mpd = Mpd(os.path.join(self.root, "mpd"))
-        self.mpd.start()
+        super().__init__("speed", "Speed Test", EPISODES, {},
+                         extra={MUSIC: media.silent_wav(120)}, mixer=False)
         self.has_filter = mpd_version() >= (0, 24)
-        self.site = Site()
-        self.env = dict(os.environ)
-        self.env.update({
-            "XDG_CONFIG_HOME": os.path.join(self.root, "config"),
-            "XDG_STATE_HOME": os.path.join(self.root, "state"),
-            "XDG_CACHE_HOME": os.path.join(self.root, "cache"),
-            "MPD_HOST": self.mpd.socket,
-            "G_DEBUG": "fatal-warnings",
-        })
-        self.env.pop("MPD_PORT", None)
-        self.daemon = None
-        self.daemon_log = os.path.join(self.root, "daemon.log")
-        self.feed = self.site.base + "/feed.xml"
-        r = self.bridge("subscribe", self.feed)
-        check(r.returncode == 0, r.stderr)
-        self.start_daemon()
-
-    def url(self, guid):
-        return f"{self.site.base}/{guid}.wav"
-
-    def bridge(self, *args):
-        return subprocess.run([BRIDGE, *args], capture_output=True,
-                              text=True, env=self.env, timeout=60)
-
-    def ok(self, *args):
-        r = self.bridge(*args)
-        check(r.returncode == 0,
-              f"{' '.join(args)}: exit {r.returncode}: {r.stderr}")
-        return r.stdout.strip()
-
-    def start_daemon(self):
-        self.daemon = subprocess.Popen(
-            [BRIDGE, "run"], env=self.env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=open(self.daemon_log, "a"))
-        wait_until(lambda: self.bridge("ping").returncode == 0, 20,
-                   "the daemon to answer")
-
-    def stop_daemon(self):
-        if self.daemon is not None:
-            self.daemon.send_signal(signal.SIGTERM)
-            code = self.daemon.wait(20)
-            self.daemon = None
-            check(code == 0, f"the daemon exited with {code}")
-
-    def log(self):
-        try:
-            with open(self.daemon_log) as f:
-                return f.read()
-        except OSError:
-            return ""
 
     def play(self, url):
         self.mpd.command("clear", f'add "{url}"', "play 0")
@@ -158,22 +65,6 @@ class World:
 
     def enabled(self):
         return sorted(n for n, on in self.outputs().items() if on)
-
-    def episode(self, guid):
-        for e in json.loads(self.ok("episodes", "--json")):
-            if e["guid"] == guid:
-                return e
-        raise AssertionError(f"no episode {guid}")
-
-    def close(self):
-        if os.environ.get("SPEED_TEST_LOG"):
-            print("\n".join("# " + line for line in self.log().splitlines()))
-        try:
-            self.stop_daemon()
-        finally:
-            self.mpd.stop()
-            self.site.close()
-            shutil.rmtree(self.root, ignore_errors=True)
 
 
 def t_bad_values(w):

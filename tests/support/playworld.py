@@ -2,7 +2,7 @@
 private MPD with a null output in sync and a software mixer (so that it
 has a volume), a loopback site serving a feed of silent WAV episodes with
 ranges, as podcast hosts answer them, and mpd-bridge subscribed to it
-with its daemon running. test-sleep and test-alarm share it.
+with its daemon running. test-sleep, test-alarm and test-speed share it.
 """
 import json
 import os
@@ -38,7 +38,7 @@ class Site:
     """The feed and its episodes (guid, title, seconds), served with
     ranges: MPD 0.24 reads a WAV stream's header by seeking."""
 
-    def __init__(self, title, episodes):
+    def __init__(self, title, episodes, extra=None):
         site = self
 
         class Handler(media.Handler):
@@ -49,8 +49,9 @@ class Site:
                 else:
                     self.serve_file()
 
-        self.server = media.Server(Handler, {
-            f"/{g}.wav": media.silent_wav(s) for g, _, s in episodes})
+        files = {f"/{g}.wav": media.silent_wav(s) for g, _, s in episodes}
+        files.update(extra or {})
+        self.server = media.Server(Handler, files)
         self.base = self.server.base
 
     def close(self):
@@ -58,21 +59,27 @@ class Site:
 
 
 class PlayWorld:
-    """@settings: the [bridge] lines of mpd-bridge's config, a dict."""
+    """@settings: the [bridge] lines of mpd-bridge's config, a dict;
+    @extra: more files the site serves, path -> bytes; @mixer: give MPD's
+    null output a software mixer."""
 
-    def __init__(self, name, title, episodes, settings):
+    def __init__(self, name, title, episodes, settings, extra=None,
+                 mixer=True):
         self.root = tempfile.mkdtemp(prefix=f"bridge-{name}-")
         self.log_variable = f"{name.upper()}_TEST_LOG"
         self.mpd = Mpd(os.path.join(self.root, "mpd"))
         # The null output has no mixer of its own: MPD's software one
         # gives it a volume to fade.
-        with open(self.mpd.conf) as f:
-            conf = f.read()
-        with open(self.mpd.conf, "w") as f:
-            f.write(conf.replace('\tsync "yes"\n',
-                                 '\tsync "yes"\n\tmixer_type "software"\n'))
+        if mixer:
+            with open(self.mpd.conf) as f:
+                conf = f.read()
+            with open(self.mpd.conf, "w") as f:
+                f.write(conf.replace(
+                    '\tsync "yes"\n',
+                    '\tsync "yes"\n\tmixer_type "software"\n'))
         self.mpd.start()
-        self.site = Site(title, episodes)
+        self.site = Site(title, episodes, extra)
+        self.feed = self.site.base + "/feed.xml"
         self.env = dict(os.environ)
         self.env.update({
             "XDG_CONFIG_HOME": os.path.join(self.root, "config"),
@@ -85,7 +92,7 @@ class PlayWorld:
         self.daemon = None
         self.daemon_log = os.path.join(self.root, "daemon.log")
         self.configure(**settings)
-        r = self.bridge("subscribe", self.site.base + "/feed.xml")
+        r = self.bridge("subscribe", self.feed)
         check(r.returncode == 0, r.stderr)
         self.start_daemon()
 
