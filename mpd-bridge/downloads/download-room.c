@@ -7,7 +7,7 @@
  */
 #include "downloads/downloads-private.h"
 
-#include "downloads/download-files.h"
+#include "core/download-files.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>

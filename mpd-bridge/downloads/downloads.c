@@ -7,7 +7,7 @@
 
 #include "core/episode-tags.h"
 
-#include "downloads/download-files.h"
+#include "core/download-files.h"
 #include "mpd/mpd-conf.h"
 
 #include <errno.h>

@@ -7,7 +7,7 @@
 #include "downloads/downloads-private.h"
 
 #include "core/episode-tags.h"
-#include "downloads/download-files.h"
+#include "core/download-files.h"
 #include "downloads/tags.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
  * The names of downloaded episodes' files: whatever a feed's title or an
  * enclosure's URL says, one safe component of a sensible name.
  */
-#include "downloads/download-files.h"
+#include "core/download-files.h"
 
 #include <glib/gstdio.h>
 #include <string.h>

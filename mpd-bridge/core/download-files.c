@@ -4,7 +4,7 @@
  * title must make a name that FAT, exFAT and SMB shares take too, as a
  * music folder is often on one of those: hence the hand-written rules.
  */
-#include "downloads/download-files.h"
+#include "core/download-files.h"
 
 #include <errno.h>
 #include <gio/gio.h>
