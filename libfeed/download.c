@@ -432,7 +432,7 @@ accept_response(Download *d)
 		g_free(d->validator);
 		d->validator = is_file_url(d->route.url)
 		                       ? NULL
-		                       : g_strdup(feed_download_pick_validator(
+		                       : g_strdup(feed_transfer_pick_validator(
 		                                 d->etag, d->last_modified));
 	}
 	if (feed_transfer_is_html_type(d->content_type))

@@ -177,6 +177,31 @@ G_GNUC_INTERNAL
 gboolean
 feed_transfer_is_html_type(const char *content_type);
 
+/* What a Content-Range header says. */
+typedef struct {
+	gboolean satisfied; /* FALSE for `bytes * /TOTAL` (a 416's) */
+	guint64 first;      /* first byte sent; 0 when not satisfied */
+	guint64 last;       /* last byte sent, inclusive; 0 the same */
+	guint64 total;      /* the whole file's size; 0 when `*` (unknown) */
+} ContentRange;
+
+/*
+ * Reads a Content-Range value, `bytes FIRST-LAST/TOTAL` or `bytes
+ * * /TOTAL` (without the space). FALSE when it is neither, or says
+ * LAST < FIRST or TOTAL <= LAST.
+ */
+G_GNUC_INTERNAL
+gboolean
+feed_content_range_parse(const char *value, ContentRange *range);
+
+/*
+ * The validator to send in If-Range: a strong ETag (RFC 9110 forbids a
+ * weak one there), else the Last-Modified date; NULL when neither.
+ */
+G_GNUC_INTERNAL
+const char *
+feed_transfer_pick_validator(const char *etag, const char *last_modified);
+
 /*
  * Where a job's transfers go: the URL under way, the host credentials go
  * to, and the redirects followed from the request's own URL (transfer.c).

@@ -1,7 +1,8 @@
 /*
  * What every transfer of the fetcher shares, a feed's or a download's:
  * the curl settings that carry its rules (schemes, no redirect followed by
- * curl, timeouts, the CA bundle), credentials, reading headers, and the
+ * curl, timeouts, the CA bundle), credentials, reading headers (the range
+ * a response sends, the validator to resume it with), and the
  * route from the request's URL through its redirects: the scheme each hop
  * may have, the step from a response's status to the next hop or to an
  * error, and the messages of those errors.
@@ -135,6 +136,57 @@ feed_transfer_is_html_type(const char *content_type)
 	       (g_ascii_strncasecmp(content_type, "text/html", 9) == 0 ||
 	        g_ascii_strncasecmp(content_type, "application/xhtml+xml",
 	                            21) == 0);
+}
+
+static gboolean
+parse_number(const char *start, const char *end, guint64 *value)
+{
+	g_autofree char *text = g_strndup(start, (gsize)(end - start));
+
+	return end > start &&
+	       g_ascii_string_to_unsigned(text, 10, 0, G_MAXUINT64 - 1, value,
+	                                  NULL);
+}
+
+gboolean
+feed_content_range_parse(const char *value, ContentRange *range)
+{
+	const char *slash;
+	const char *dash;
+
+	memset(range, 0, sizeof *range);
+	if (value == NULL || g_ascii_strncasecmp(value, "bytes ", 6) != 0)
+		return FALSE;
+	value += 6;
+	while (*value == ' ')
+		value++;
+	slash = strchr(value, '/');
+	if (slash == NULL)
+		return FALSE;
+	if (strcmp(slash + 1, "*") != 0 &&
+	    !parse_number(slash + 1, slash + 1 + strlen(slash + 1),
+	                  &range->total))
+		return FALSE;
+	if (slash == value + 1 && *value == '*')
+		return range->total != 0;
+	dash = memchr(value, '-', (gsize)(slash - value));
+	if (dash == NULL || !parse_number(value, dash, &range->first) ||
+	    !parse_number(dash + 1, slash, &range->last) ||
+	    range->last < range->first ||
+	    (range->total != 0 && range->last >= range->total))
+		return FALSE;
+	range->satisfied = TRUE;
+	return TRUE;
+}
+
+const char *
+feed_transfer_pick_validator(const char *etag, const char *last_modified)
+{
+	if (etag != NULL && *etag == '"')
+		return etag;
+	if (last_modified != NULL && *last_modified != '\0')
+		return last_modified;
+	return NULL;
 }
 
 void
