@@ -157,6 +157,15 @@ feed_transfer_add_header(struct curl_slist *headers, const char *name,
                          const char *value);
 
 /*
+ * Appends `Range: bytes=OFFSET-` and, when @validator (nullable) is given,
+ * `If-Range: VALIDATOR`.
+ */
+G_GNUC_INTERNAL
+struct curl_slist *
+feed_transfer_add_range(struct curl_slist *headers, guint64 offset,
+                        const char *validator);
+
+/*
  * When @data is a status line (each response, an interim 100 too, starts
  * with one), reads it into @status and @reason (nullable) and returns
  * TRUE.
@@ -295,6 +304,14 @@ feed_route_curl_error(const Route *route, CURLcode code,
 G_GNUC_INTERNAL
 GError *
 feed_route_http_error(const Route *route, long status, const char *reason);
+
+/*
+ * #FEED_ERROR_TOO_LARGE: the body is over @max_size bytes; @size is its
+ * size, or 0 when that is unknown.
+ */
+G_GNUC_INTERNAL
+GError *
+feed_route_too_large_error(const Route *route, guint64 max_size, guint64 size);
 
 /*
  * The redirect-and-status step after a transfer that curl completed:

@@ -94,6 +94,20 @@ feed_transfer_add_header(struct curl_slist *headers, const char *name,
 	return curl_slist_append(headers, line);
 }
 
+struct curl_slist *
+feed_transfer_add_range(struct curl_slist *headers, guint64 offset,
+                        const char *validator)
+{
+	g_autofree char *range =
+	        g_strdup_printf("bytes=%" G_GUINT64_FORMAT "-", offset);
+
+	headers = feed_transfer_add_header(headers, "Range", range);
+	if (validator != NULL)
+		headers = feed_transfer_add_header(headers, "If-Range",
+		                                   validator);
+	return headers;
+}
+
 gboolean
 feed_transfer_status_line(const char *data, gsize length, guint *status,
                           char **reason)
@@ -346,6 +360,23 @@ feed_route_http_error(const Route *route, long status, const char *reason)
 	return feed_route_error(route, FEED_ERROR_HTTP, "HTTP %ld%s%s", status,
 	                        reason != NULL ? " " : "",
 	                        reason != NULL ? reason : "");
+}
+
+GError *
+feed_route_too_large_error(const Route *route, guint64 max_size, guint64 size)
+{
+	g_autofree char *cap =
+	        g_format_size_full(max_size, G_FORMAT_SIZE_IEC_UNITS);
+	g_autofree char *bytes =
+	        g_format_size_full(size, G_FORMAT_SIZE_IEC_UNITS);
+
+	if (size == 0)
+		return feed_route_error(route, FEED_ERROR_TOO_LARGE,
+		                        "the %s is larger than the %s cap",
+		                        route->noun, cap);
+	return feed_route_error(route, FEED_ERROR_TOO_LARGE,
+	                        "the %s is %s, larger than the %s cap",
+	                        route->noun, bytes, cap);
 }
 
 /* Moves on to @location; FALSE with @error set when it may not. */
