@@ -1,7 +1,8 @@
 /*
  * The fetcher's insides, shared by the curl-on-GLib plumbing (fetcher.c),
  * what every transfer shares (transfer.c), the jobs it runs (fetch.c,
- * download.c) and the request and result objects (fetch-request.c).
+ * download.c, stream.c) and the request and result objects
+ * (fetch-request.c).
  */
 #ifndef FEED_FETCHER_PRIVATE_H
 #define FEED_FETCHER_PRIVATE_H
@@ -52,9 +53,10 @@ struct FeedFetchResult {
 };
 
 /*
- * What the fetcher queues and runs: a fetch of a feed (fetch.c) or a
- * download (download.c). Each runs its transfers one after another
- * (redirects, pages, resumed downloads) and calls back once at its end.
+ * What the fetcher queues and runs: a fetch of a feed (fetch.c), a
+ * download (download.c) or a stream (stream.c). Each runs its transfers
+ * one after another (redirects, pages, resumed downloads) and calls back
+ * once at its end.
  */
 typedef struct Job Job;
 

@@ -1,11 +1,11 @@
 /*
- * What every transfer of the fetcher shares, a feed's or a download's:
- * the curl settings that carry its rules (schemes, no redirect followed by
- * curl, timeouts, the CA bundle), credentials, reading headers (the range
- * a response sends, the validator to resume it with), and the
- * route from the request's URL through its redirects: the scheme each hop
- * may have, the step from a response's status to the next hop or to an
- * error, and the messages of those errors.
+ * What every transfer of the fetcher shares, a feed's, a download's or a
+ * stream's: the curl settings that carry its rules (schemes, no redirect
+ * followed by curl, timeouts, the CA bundle), credentials, reading
+ * headers (the range a response sends, the validator to resume it with),
+ * and the route from the request's URL through its redirects: the scheme
+ * each hop may have, the step from a response's status to the next hop
+ * or to an error, and the messages of those errors.
  */
 #include "feed/error.h"
 #include "fetcher-private.h"
