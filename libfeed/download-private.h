@@ -1,6 +1,6 @@
 /*
  * Downloads: the request and result objects (download-request.c), one
- * download on the fetcher (download.c), what a response says of the file
+ * download on the fetcher (download.c), whether a response carries audio
  * (download-check.c) and the partial file (partial.c).
  */
 #ifndef FEED_DOWNLOAD_PRIVATE_H
@@ -55,24 +55,7 @@ feed_download_new(FeedFetcher *fetcher, const FeedDownloadRequest *request,
                   GCancellable *cancellable, FeedDownloadFunc callback,
                   gpointer user_data);
 
-/* download-check.c: what a response says of the file it carries. */
-
-/* What a Content-Range header says. */
-typedef struct {
-	gboolean satisfied; /* FALSE for `bytes * /TOTAL` (a 416's) */
-	guint64 first;      /* first byte sent; 0 when not satisfied */
-	guint64 last;       /* last byte sent, inclusive; 0 the same */
-	guint64 total;      /* the whole file's size; 0 when `*` (unknown) */
-} ContentRange;
-
-/*
- * Reads a Content-Range value, `bytes FIRST-LAST/TOTAL` or `bytes
- * * /TOTAL` (without the space). FALSE when it is neither, or says
- * LAST < FIRST or TOTAL <= LAST.
- */
-G_GNUC_INTERNAL
-gboolean
-feed_content_range_parse(const char *value, ContentRange *range);
+/* download-check.c: whether a response carries audio. */
 
 /*
  * Tells whether a body that starts with @data looks like a web page:
@@ -87,14 +70,6 @@ feed_download_looks_like_html(const char *data, gsize length);
 G_GNUC_INTERNAL
 gboolean
 feed_download_is_text_type(const char *content_type);
-
-/*
- * The validator to send in If-Range: a strong ETag (RFC 9110 forbids a
- * weak one there), else the Last-Modified date; NULL when neither.
- */
-G_GNUC_INTERNAL
-const char *
-feed_download_pick_validator(const char *etag, const char *last_modified);
 
 /* partial.c: PATH.part and PATH.part.info. */
 

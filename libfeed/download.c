@@ -190,20 +190,29 @@ static G_GNUC_PRINTF(3, 4) void fail(Download *d, FeedError code,
  * Refuses the body from inside curl's callback: the transfer stops, and
  * the download ends with this error once curl is done with it.
  */
+static gboolean
+refuse_with(Download *d, gboolean discard, GError *error)
+{
+	if (d->body_error != NULL) {
+		g_error_free(error);
+		return FALSE;
+	}
+	d->body_error = error;
+	d->discard = discard;
+	return FALSE;
+}
+
 static G_GNUC_PRINTF(4, 5) gboolean
         refuse(Download *d, gboolean discard, FeedError code,
                const char *format, ...)
 {
 	va_list args;
+	GError *error;
 
-	if (d->body_error == NULL) {
-		va_start(args, format);
-		d->body_error =
-		        feed_route_error_valist(&d->route, code, format, args);
-		va_end(args);
-		d->discard = discard;
-	}
-	return FALSE;
+	va_start(args, format);
+	error = feed_route_error_valist(&d->route, code, format, args);
+	va_end(args);
+	return refuse_with(d, discard, error);
 }
 
 /*
@@ -230,19 +239,14 @@ refuse_text(Download *d, guint64 bytes, gboolean discard)
 	              bytes);
 }
 
+/* @bytes: the file's size, or the bytes so far when it is unknown. */
 static gboolean
 refuse_too_large(Download *d, guint64 bytes)
 {
-	g_autofree char *cap =
-	        g_format_size_full(d->max_size, G_FORMAT_SIZE_IEC_UNITS);
-	g_autofree char *size =
-	        g_format_size_full(bytes, G_FORMAT_SIZE_IEC_UNITS);
-
-	if (d->total == 0)
-		return refuse(d, TRUE, FEED_ERROR_TOO_LARGE,
-		              "the file is larger than the %s cap", cap);
-	return refuse(d, TRUE, FEED_ERROR_TOO_LARGE,
-	              "the file is %s, larger than the %s cap", size, cap);
+	return refuse_with(
+	        d, TRUE,
+	        feed_route_too_large_error(&d->route, d->max_size,
+	                                   d->total != 0 ? bytes : 0));
 }
 
 /* A disk error: the path and what the system said, and no more bytes. */
@@ -338,14 +342,9 @@ download_start_transfer(Job *job)
 	curl_easy_setopt(easy, CURLOPT_HEADERDATA, d);
 	curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(easy, CURLOPT_WRITEDATA, d);
-	if (d->offset > 0 && d->validator != NULL) {
-		g_autofree char *range = g_strdup_printf(
-		        "Range: bytes=%" G_GUINT64_FORMAT "-", d->offset);
-
-		d->headers = curl_slist_append(d->headers, range);
-		d->headers = feed_transfer_add_header(d->headers, "If-Range",
-		                                      d->validator);
-	}
+	if (d->offset > 0 && d->validator != NULL)
+		d->headers = feed_transfer_add_range(d->headers, d->offset,
+		                                     d->validator);
 	curl_easy_setopt(easy, CURLOPT_HTTPHEADER, d->headers);
 	feed_route_authorize(&d->route, easy);
 	return easy;
@@ -432,7 +431,7 @@ accept_response(Download *d)
 		g_free(d->validator);
 		d->validator = is_file_url(d->route.url)
 		                       ? NULL
-		                       : g_strdup(feed_download_pick_validator(
+		                       : g_strdup(feed_transfer_pick_validator(
 		                                 d->etag, d->last_modified));
 	}
 	if (feed_transfer_is_html_type(d->content_type))

@@ -1,7 +1,8 @@
 /*
  * The fetcher's insides, shared by the curl-on-GLib plumbing (fetcher.c),
  * what every transfer shares (transfer.c), the jobs it runs (fetch.c,
- * download.c) and the request and result objects (fetch-request.c).
+ * download.c, stream.c) and the request and result objects
+ * (fetch-request.c).
  */
 #ifndef FEED_FETCHER_PRIVATE_H
 #define FEED_FETCHER_PRIVATE_H
@@ -52,9 +53,10 @@ struct FeedFetchResult {
 };
 
 /*
- * What the fetcher queues and runs: a fetch of a feed (fetch.c) or a
- * download (download.c). Each runs its transfers one after another
- * (redirects, pages, resumed downloads) and calls back once at its end.
+ * What the fetcher queues and runs: a fetch of a feed (fetch.c), a
+ * download (download.c) or a stream (stream.c). Each runs its transfers
+ * one after another (redirects, pages, resumed downloads) and calls back
+ * once at its end.
  */
 typedef struct Job Job;
 
@@ -157,6 +159,15 @@ feed_transfer_add_header(struct curl_slist *headers, const char *name,
                          const char *value);
 
 /*
+ * Appends `Range: bytes=OFFSET-` and, when @validator (nullable) is given,
+ * `If-Range: VALIDATOR`.
+ */
+G_GNUC_INTERNAL
+struct curl_slist *
+feed_transfer_add_range(struct curl_slist *headers, guint64 offset,
+                        const char *validator);
+
+/*
  * When @data is a status line (each response, an interim 100 too, starts
  * with one), reads it into @status and @reason (nullable) and returns
  * TRUE.
@@ -176,6 +187,31 @@ feed_transfer_take_header(const char *line, gsize length, const char *name,
 G_GNUC_INTERNAL
 gboolean
 feed_transfer_is_html_type(const char *content_type);
+
+/* What a Content-Range header says. */
+typedef struct {
+	gboolean satisfied; /* FALSE for `bytes * /TOTAL` (a 416's) */
+	guint64 first;      /* first byte sent; 0 when not satisfied */
+	guint64 last;       /* last byte sent, inclusive; 0 the same */
+	guint64 total;      /* the whole file's size; 0 when `*` (unknown) */
+} ContentRange;
+
+/*
+ * Reads a Content-Range value, `bytes FIRST-LAST/TOTAL` or `bytes
+ * * /TOTAL` (without the space). FALSE when it is neither, or says
+ * LAST < FIRST or TOTAL <= LAST.
+ */
+G_GNUC_INTERNAL
+gboolean
+feed_content_range_parse(const char *value, ContentRange *range);
+
+/*
+ * The validator to send in If-Range: a strong ETag (RFC 9110 forbids a
+ * weak one there), else the Last-Modified date; NULL when neither.
+ */
+G_GNUC_INTERNAL
+const char *
+feed_transfer_pick_validator(const char *etag, const char *last_modified);
 
 /*
  * Where a job's transfers go: the URL under way, the host credentials go
@@ -270,6 +306,14 @@ feed_route_curl_error(const Route *route, CURLcode code,
 G_GNUC_INTERNAL
 GError *
 feed_route_http_error(const Route *route, long status, const char *reason);
+
+/*
+ * #FEED_ERROR_TOO_LARGE: the body is over @max_size bytes; @size is its
+ * size, or 0 when that is unknown.
+ */
+G_GNUC_INTERNAL
+GError *
+feed_route_too_large_error(const Route *route, guint64 max_size, guint64 size);
 
 /*
  * The redirect-and-status step after a transfer that curl completed:

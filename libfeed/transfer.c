@@ -1,10 +1,11 @@
 /*
- * What every transfer of the fetcher shares, a feed's or a download's:
- * the curl settings that carry its rules (schemes, no redirect followed by
- * curl, timeouts, the CA bundle), credentials, reading headers, and the
- * route from the request's URL through its redirects: the scheme each hop
- * may have, the step from a response's status to the next hop or to an
- * error, and the messages of those errors.
+ * What every transfer of the fetcher shares, a feed's, a download's or a
+ * stream's: the curl settings that carry its rules (schemes, no redirect
+ * followed by curl, timeouts, the CA bundle), credentials, reading
+ * headers (the range a response sends, the validator to resume it with),
+ * and the route from the request's URL through its redirects: the scheme
+ * each hop may have, the step from a response's status to the next hop
+ * or to an error, and the messages of those errors.
  */
 #include "feed/error.h"
 #include "fetcher-private.h"
@@ -93,6 +94,20 @@ feed_transfer_add_header(struct curl_slist *headers, const char *name,
 	return curl_slist_append(headers, line);
 }
 
+struct curl_slist *
+feed_transfer_add_range(struct curl_slist *headers, guint64 offset,
+                        const char *validator)
+{
+	g_autofree char *range =
+	        g_strdup_printf("bytes=%" G_GUINT64_FORMAT "-", offset);
+
+	headers = feed_transfer_add_header(headers, "Range", range);
+	if (validator != NULL)
+		headers = feed_transfer_add_header(headers, "If-Range",
+		                                   validator);
+	return headers;
+}
+
 gboolean
 feed_transfer_status_line(const char *data, gsize length, guint *status,
                           char **reason)
@@ -135,6 +150,57 @@ feed_transfer_is_html_type(const char *content_type)
 	       (g_ascii_strncasecmp(content_type, "text/html", 9) == 0 ||
 	        g_ascii_strncasecmp(content_type, "application/xhtml+xml",
 	                            21) == 0);
+}
+
+static gboolean
+parse_number(const char *start, const char *end, guint64 *value)
+{
+	g_autofree char *text = g_strndup(start, (gsize)(end - start));
+
+	return end > start &&
+	       g_ascii_string_to_unsigned(text, 10, 0, G_MAXUINT64 - 1, value,
+	                                  NULL);
+}
+
+gboolean
+feed_content_range_parse(const char *value, ContentRange *range)
+{
+	const char *slash;
+	const char *dash;
+
+	memset(range, 0, sizeof *range);
+	if (value == NULL || g_ascii_strncasecmp(value, "bytes ", 6) != 0)
+		return FALSE;
+	value += 6;
+	while (*value == ' ')
+		value++;
+	slash = strchr(value, '/');
+	if (slash == NULL)
+		return FALSE;
+	if (strcmp(slash + 1, "*") != 0 &&
+	    !parse_number(slash + 1, slash + 1 + strlen(slash + 1),
+	                  &range->total))
+		return FALSE;
+	if (slash == value + 1 && *value == '*')
+		return range->total != 0;
+	dash = memchr(value, '-', (gsize)(slash - value));
+	if (dash == NULL || !parse_number(value, dash, &range->first) ||
+	    !parse_number(dash + 1, slash, &range->last) ||
+	    range->last < range->first ||
+	    (range->total != 0 && range->last >= range->total))
+		return FALSE;
+	range->satisfied = TRUE;
+	return TRUE;
+}
+
+const char *
+feed_transfer_pick_validator(const char *etag, const char *last_modified)
+{
+	if (etag != NULL && *etag == '"')
+		return etag;
+	if (last_modified != NULL && *last_modified != '\0')
+		return last_modified;
+	return NULL;
 }
 
 void
@@ -294,6 +360,23 @@ feed_route_http_error(const Route *route, long status, const char *reason)
 	return feed_route_error(route, FEED_ERROR_HTTP, "HTTP %ld%s%s", status,
 	                        reason != NULL ? " " : "",
 	                        reason != NULL ? reason : "");
+}
+
+GError *
+feed_route_too_large_error(const Route *route, guint64 max_size, guint64 size)
+{
+	g_autofree char *cap =
+	        g_format_size_full(max_size, G_FORMAT_SIZE_IEC_UNITS);
+	g_autofree char *bytes =
+	        g_format_size_full(size, G_FORMAT_SIZE_IEC_UNITS);
+
+	if (size == 0)
+		return feed_route_error(route, FEED_ERROR_TOO_LARGE,
+		                        "the %s is larger than the %s cap",
+		                        route->noun, cap);
+	return feed_route_error(route, FEED_ERROR_TOO_LARGE,
+	                        "the %s is %s, larger than the %s cap",
+	                        route->noun, bytes, cap);
 }
 
 /* Moves on to @location; FALSE with @error set when it may not. */

@@ -24,6 +24,7 @@
 #include <feed/parser.h>
 #include <feed/person.h>
 #include <feed/playlist.h>
+#include <feed/stream.h>
 #include <feed/transcript.h>
 #include <feed/version.h>
 

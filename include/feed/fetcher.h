@@ -10,10 +10,11 @@
 G_BEGIN_DECLS
 
 /**
- * Fetches feeds, and downloads files (see feed_fetcher_download()),
- * concurrently with libcurl's multi interface, driven by a GMainContext:
- * no thread per transfer. Bytes go from the network straight into the
- * parser, or to the file. Use from the thread that runs its context, and do not
+ * Fetches feeds, downloads files (see feed_fetcher_download()) and
+ * streams them (see feed_fetcher_stream()), concurrently with libcurl's
+ * multi interface, driven by a GMainContext: no thread per transfer.
+ * Bytes go from the network straight into the parser, to the file, or to
+ * the caller. Use from the thread that runs its context, and do not
  * free it from one of its own callbacks. Proxies come from the environment
  * (`https_proxy`, `no_proxy`, …) and a CA bundle other than the system's
  * from `CURL_CA_BUNDLE`, as the curl tool reads them.
@@ -247,10 +248,10 @@ feed_fetcher_set_max_per_host(FeedFetcher *fetcher, guint max_per_host);
  * @param connect_seconds to connect, 0 meaning the default, 15
  * @param total_seconds for the whole fetch, redirects and pages included,
  *        counted from its first request (not while it waits for a free
- *        transfer), 0 meaning the default, 120; downloads have no such
- *        limit
+ *        transfer), 0 meaning the default, 120; downloads and streams
+ *        have no such limit
  * @param stall_seconds without a byte received, 0 meaning the default, 30;
- *        for downloads too
+ *        for downloads and streams too
  * @since 0.1
  */
 FEED_PUBLIC
@@ -260,7 +261,8 @@ feed_fetcher_set_timeouts(FeedFetcher *fetcher, guint connect_seconds,
 
 /**
  * Sets the largest feed accepted, counted after decompression. Downloads
- * have a cap of their own (feed_download_request_set_max_size()).
+ * and streams have caps of their own (feed_download_request_set_max_size(),
+ * feed_stream_request_set_max_size()).
  *
  * @param fetcher a fetcher
  * @param max_size bytes; 0 means #FEED_PARSER_DEFAULT_MAX_SIZE

@@ -42,6 +42,10 @@ What /media/NAME does, by query parameters (NAME is [A-Za-z0-9_-]+):
     text=N          N bytes of text/plain instead of the file
     short=N         Content-Length says the size, the body is N bytes
                     shorter, then the connection closes (every response)
+    stall=N         after N bytes of the body nothing more is sent, and the
+                    connection stays open for a minute (every response)
+    rangeshift=N    a 206 sends the range from N bytes after the first
+                    byte asked for, and says so in its Content-Range
     huge=1          Content-Length: 10 GiB, then the file's bytes and a
                     close
     nolength=1      no Content-Length: the body ends when the connection
@@ -51,6 +55,9 @@ Control paths (not logged):
 
     /_log?name=NAME  the requests of NAME so far, one a line:
                      STATUS TAB RANGE TAB IF-RANGE ("-" when absent)
+    /_log?name=NAME&header=H
+                     the value of request header H in each of them, one a
+                     line ("-" when absent)
     /_reset          clears the log and the versions
 """
 
@@ -72,6 +79,7 @@ import media  # noqa: E402
 BASE_TIME = 1735689600  # 2025-01-01T00:00:00Z
 DEFAULT_SIZE = 256 * 1024
 HUGE = 10 << 30
+STALL_SECONDS = 60
 PAGE = (b"<!DOCTYPE html>\n<html><head><title>Sign in</title></head>\n"
         b"<body><p>Sign in to use this network.</p></body></html>\n")
 
@@ -89,7 +97,8 @@ class State:
 
     def reset(self):
         with self.lock:
-            self.log = {}        # name -> [(status, range, if_range)]
+            # name -> [(status, range, if_range, request headers)]
+            self.log = {}
             self.responses = {}  # name -> responses begun
 
     def begin(self, name):
@@ -99,10 +108,10 @@ class State:
             self.responses[name] = n + 1
             return n
 
-    def record(self, name, status, range_, if_range):
+    def record(self, name, status, range_, if_range, headers):
         with self.lock:
             self.log.setdefault(name, []).append(
-                (status, range_ or "-", if_range or "-"))
+                (status, range_ or "-", if_range or "-", headers))
 
     def content(self, name, version, size):
         key = (name, version, size)
@@ -149,7 +158,8 @@ class Handler(BaseHTTPRequestHandler):
                 STATE.reset()
                 return self.send_simple(200, b"ok\n", "text/plain")
             if url.path == "/_log":
-                return self.send_log(query.get("name", ""))
+                return self.send_log(query.get("name", ""),
+                                     query.get("header"))
             if parts[0] == "redirect" and "to" in query:
                 self.send_response(302)
                 self.send_header("Location", query["to"])
@@ -183,10 +193,15 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
         return None
 
-    def send_log(self, name):
+    def send_log(self, name, header):
         with STATE.lock:
             entries = list(STATE.log.get(name, []))
-        body = "".join(f"{s}\t{r}\t{i}\n" for s, r, i in entries).encode()
+        if header is not None:
+            body = "".join(f"{h.get(header, '-')}\n"
+                           for _, _, _, h in entries).encode()
+        else:
+            body = "".join(f"{s}\t{r}\t{i}\n"
+                           for s, r, i, _ in entries).encode()
         return self.send_simple(200, body, "text/plain")
 
     def send_media(self, name, q):
@@ -196,11 +211,11 @@ class Handler(BaseHTTPRequestHandler):
         if_range = self.headers.get("If-Range")
 
         if q.get("html"):
-            STATE.record(name, 200, range_header, if_range)
+            STATE.record(name, 200, range_header, if_range, self.headers)
             return self.send_simple(200, PAGE, "text/html; charset=utf-8")
         if "text" in q:
             body = (b"You must sign in first.\n" * 1000)[:int(q["text"])]
-            STATE.record(name, 200, range_header, if_range)
+            STATE.record(name, 200, range_header, if_range, self.headers)
             return self.send_simple(200, body, "text/plain")
 
         size = int(q.get("size", DEFAULT_SIZE))
@@ -225,7 +240,8 @@ class Handler(BaseHTTPRequestHandler):
             if if_range is None or if_range in current:
                 span = media.byte_range(range_header, size)
                 if span == media.UNSATISFIABLE:
-                    STATE.record(name, 416, range_header, if_range)
+                    STATE.record(name, 416, range_header, if_range,
+                                 self.headers)
                     # With a page, as nginx answers it.
                     self.send_response(416)
                     self.send_header("Content-Range", f"bytes */{size}")
@@ -236,8 +252,9 @@ class Handler(BaseHTTPRequestHandler):
                     return None
                 if span is not None:
                     start, end = span
+                    start = min(start + int(q.get("rangeshift", "0")), end)
                     status = 206
-        STATE.record(name, status, range_header, if_range)
+        STATE.record(name, status, range_header, if_range, self.headers)
 
         body = data[start:end + 1]
         length = len(body)
@@ -272,6 +289,12 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(body[:cut], q)
             self.wfile.flush()
             self.cut(q.get("reset"))
+            return None
+        if "stall" in q and int(q["stall"]) < len(body):
+            self.send_body(body[:int(q["stall"])], q)
+            self.wfile.flush()
+            time.sleep(STALL_SECONDS)
+            self.close_connection = True
             return None
         self.send_body(body, q)
         return None

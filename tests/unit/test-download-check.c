@@ -117,15 +117,15 @@ test_validator(void)
 {
 	const char *date = "Wed, 01 Jan 2025 00:00:00 GMT";
 
-	g_assert_cmpstr(feed_download_pick_validator("\"a1\"", date), ==,
+	g_assert_cmpstr(feed_transfer_pick_validator("\"a1\"", date), ==,
 	                "\"a1\"");
 	/* RFC 9110 13.1.5: never a weak entity tag in If-Range. */
-	g_assert_cmpstr(feed_download_pick_validator("W/\"a1\"", date), ==,
+	g_assert_cmpstr(feed_transfer_pick_validator("W/\"a1\"", date), ==,
 	                date);
-	g_assert_null(feed_download_pick_validator("W/\"a1\"", NULL));
-	g_assert_cmpstr(feed_download_pick_validator(NULL, date), ==, date);
-	g_assert_null(feed_download_pick_validator(NULL, ""));
-	g_assert_null(feed_download_pick_validator(NULL, NULL));
+	g_assert_null(feed_transfer_pick_validator("W/\"a1\"", NULL));
+	g_assert_cmpstr(feed_transfer_pick_validator(NULL, date), ==, date);
+	g_assert_null(feed_transfer_pick_validator(NULL, ""));
+	g_assert_null(feed_transfer_pick_validator(NULL, NULL));
 }
 
 /* The partial file */
