@@ -23,7 +23,7 @@ cd "$(dirname "$0")"
 # transitional name of libtag-c-dev (TagLib 2), so one name serves both.
 build_packages=(meson ninja-build pkg-config gcc libglib2.0-dev libxml2-dev
 	libcurl4-openssl-dev libxxhash-dev libjson-glib-dev libmpdclient-dev
-	libtagc0-dev)
+	libtagc0-dev libsoup-3.0-dev)
 demo_packages=(mpd mpc python3)
 test_packages=(libjson-glib-dev libxml2-utils python3 python3-podcastparser
 	clang-format doxygen openssl mpd valgrind systemd man-db mpc ncmpcpp

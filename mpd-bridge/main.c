@@ -22,6 +22,7 @@
 #include "phone/phone-sync.h"
 #include "playlists/playlist-files.h"
 #include "playlists/push.h"
+#include "relay/relay.h"
 
 #include <curl/curl.h>
 #include <glib-unix.h>
@@ -243,6 +244,16 @@ on_news(Bridge *bridge, const BridgeNews *news)
 		if (bridge->config->chapter_titles)
 			bridge_queue_retitle(bridge, bridge->tracking.song_id);
 		break;
+	case BRIDGE_NEWS_RELAY:
+		/* The relay's URLs, or the hosts' again as it stops. */
+		bridge_queue_follow_files(bridge);
+		if (bridge_relay_must_move(bridge))
+			bridge_queue_move_playing(bridge, FALSE);
+		bridge_push_all(bridge, FALSE);
+		break;
+	case BRIDGE_NEWS_RELAY_WHOLE:
+		bridge_downloads_changed(bridge);
+		break;
 	}
 }
 
@@ -259,6 +270,8 @@ on_state(gboolean connected, gpointer data)
 	}
 	bridge_playlist_files_detect(bridge);
 	bridge_downloads_on_database(bridge);
+	/* What MPD kept of an earlier run: the URLs of now. */
+	bridge_queue_follow_files(bridge);
 	/* After a restart MPD may have lost what was pushed: push it all. */
 	bridge_push_all(bridge, TRUE);
 	bridge->pushed = TRUE;
@@ -324,6 +337,7 @@ run_daemon(Bridge *bridge)
 	        bridge_mpd_new(&bridge->config->mpd, bridge->config->channel);
 	bridge_mpd_set_handlers(bridge->mpd, on_state, on_message, on_idle,
 	                        bridge);
+	bridge_relay_start(bridge);
 	bridge_mpd_start(bridge->mpd);
 	term = g_unix_signal_add(SIGTERM, on_signal, bridge);
 	intr = g_unix_signal_add(SIGINT, on_signal, bridge);
@@ -338,6 +352,8 @@ run_daemon(Bridge *bridge)
 	g_main_loop_run(bridge->loop);
 	g_source_remove(term);
 	g_source_remove(intr);
+	/* While MPD is still there: it gets the hosts' URLs back. */
+	bridge_relay_stop(bridge);
 	bridge_sleep_stop(bridge);
 	bridge_alarm_stop(bridge);
 	bridge_tracker_stop(bridge);
@@ -803,6 +819,7 @@ main(int argc, char **argv)
 	bridge_tracker_clear(&bridge);
 	bridge_phone_sync_clear(&bridge);
 	bridge_downloads_clear(&bridge);
+	bridge_relay_clear(&bridge);
 	bridge_chapters_clear(&bridge);
 	bridge_skips_clear(&bridge);
 	bridge_sleep_clear(&bridge);

@@ -20,6 +20,7 @@
 #include "playlists/lists.h"
 #include "playlists/playlist-files.h"
 #include "playlists/push.h"
+#include "relay/relay.h"
 
 #include <string.h>
 
@@ -155,6 +156,7 @@ bridge_run_status(Bridge *bridge, char **args, GString *out, GError **error)
 		bridge_speed_describe(bridge, out);
 	}
 	bridge_alarm_describe_next(bridge, out);
+	bridge_relay_describe(bridge, out);
 	if (bridge_playlist_files_note(bridge) != NULL)
 		g_string_append_printf(out, "; %s",
 		                       bridge_playlist_files_note(bridge));

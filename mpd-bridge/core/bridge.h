@@ -63,6 +63,9 @@ typedef struct BridgeSleep BridgeSleep;
 /* The wake-up alarm's timer and fade; the alarms are in the state. */
 typedef struct BridgeAlarms BridgeAlarms;
 
+/* The relay between MPD and the hosts (relay/relay.h). */
+typedef struct BridgeRelay BridgeRelay;
+
 struct Bridge {
 	BridgeConfig *config;
 	BridgeStore *store;
@@ -94,6 +97,7 @@ struct Bridge {
 	BridgeSleep *sleep;              /* NULL until a sleep timer is set */
 	BridgeAlarms *alarms;            /* NULL until the daemon waits for
 	                                    an alarm */
+	BridgeRelay *relay;              /* NULL outside the daemon */
 	BridgeNewsListener news; /* hears what concerns tell; NULL: none */
 	guint resume_wait_ms;    /* how long a resume waits for a phone to
 	                            say where it stopped; 0: none */

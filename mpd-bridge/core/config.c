@@ -192,6 +192,34 @@ read_search(BridgeSearchSettings *search, GKeyFile *file, GError **error)
 }
 
 static gboolean
+read_relay(BridgeRelaySettings *relay, GKeyFile *file, GError **error)
+{
+	g_autofree char *mode = NULL;
+
+	if (!read_string(file, GROUP_BRIDGE, "relay", &mode, error) ||
+	    !read_uint(file, GROUP_BRIDGE, "relay_port", 0, 65535,
+	               &relay->port, error) ||
+	    !read_uint(file, GROUP_BRIDGE, "relay_give_up", 1, 24 * 3600,
+	               &relay->give_up, error))
+		return FALSE;
+	if (mode == NULL || g_strcmp0(g_strstrip(mode), "auto") == 0)
+		relay->mode = BRIDGE_RELAY_AUTO;
+	else if (g_strcmp0(mode, "yes") == 0)
+		relay->mode = BRIDGE_RELAY_YES;
+	else if (g_strcmp0(mode, "no") == 0)
+		relay->mode = BRIDGE_RELAY_NO;
+	else {
+		g_set_error(error, G_KEY_FILE_ERROR,
+		            G_KEY_FILE_ERROR_INVALID_VALUE,
+		            "[bridge] relay must be auto (when MPD is on this "
+		            "machine), yes or no, not '%s'",
+		            mode);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
 is_loopback_host(const char *host)
 {
 	g_autoptr(GInetAddress) address = g_inet_address_new_from_string(host);
@@ -517,6 +545,7 @@ read_file(BridgeConfig *config, GKeyFile *file, BridgeConfigFlags flags,
 	    !read_uint(file, GROUP_LISTEN, "tail_seconds", 0, 3600,
 	               &config->listened_seconds, error) ||
 	    !read_download(&config->download, file, error) ||
+	    !read_relay(&config->relay, file, error) ||
 	    !read_search(&config->search, file, error) ||
 	    !read_sync(&config->gpodder, file, config->config_path, flags,
 	               error))
@@ -589,6 +618,7 @@ bridge_config_load_full(const char *path, BridgeConfigFlags flags,
 	config->download.jobs = 2;
 	config->download.per_host = 1;
 	config->download.max_size_mb = 2048;
+	config->relay.give_up = 600;
 	config->gpodder.interval_minutes = 10;
 	config->gpodder.push_delay_seconds = 20;
 	config->gpodder.timeout_seconds = 60;

@@ -65,6 +65,22 @@ typedef struct {
 	guint timeout_seconds;        /* not a key: 60 s a request may take */
 } BridgeGpodderSettings;
 
+/* Whether MPD streams episodes through the relay ([bridge] relay). */
+typedef enum {
+	BRIDGE_RELAY_AUTO, /* when MPD is on this machine */
+	BRIDGE_RELAY_YES,  /* whatever the address of MPD says */
+	BRIDGE_RELAY_NO,
+} BridgeRelayMode;
+
+/* The relay between MPD and the hosts ([bridge] relay…; relay/relay.h). */
+typedef struct {
+	BridgeRelayMode mode; /* relay: auto */
+	guint port;           /* relay_port: 0, the port of the last run
+	                         when it is free, else any */
+	guint give_up;        /* relay_give_up: 600 s a host may fail in a
+	                         row before what MPD streams from it ends */
+} BridgeRelaySettings;
+
 /* Episodes kept on disk ([bridge] download…; see downloads.h). */
 typedef struct {
 	guint episodes;    /* download: 0 newest episodes of a podcast;
@@ -131,6 +147,7 @@ typedef struct {
 	                             fetched again (feed bodies, the last
 	                             search); XDG_CACHE_HOME/mpd-bridge */
 	BridgeDownloadSettings download; /* [bridge] download… */
+	BridgeRelaySettings relay;       /* [bridge] relay… */
 	BridgeSearchSettings search;     /* [search] */
 	BridgeGpodderSettings gpodder;   /* [sync] */
 } BridgeConfig;

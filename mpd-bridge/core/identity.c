@@ -6,6 +6,7 @@
 #include "core/identity.h"
 
 #include "core/call.h"
+#include "core/relay-url.h"
 
 #include <string.h>
 
@@ -68,10 +69,14 @@ bridge_identity_find_by_url(Bridge *bridge, const char *uri)
 	BridgeEpisode *episode;
 	g_autoptr(GPtrArray) all = NULL;
 	g_autofree char *key = NULL;
+	g_autofree char *relayed = NULL;
 
 	/* MPD can say it plays and name no song, as a song is dropped. */
 	if (uri == NULL)
 		return NULL;
+	relayed = bridge_relay_url_episode(uri, FALSE);
+	if (relayed != NULL)
+		return bridge_store_find_episode(bridge->store, relayed);
 	episode = bridge_store_find_episode(bridge->store, uri);
 	if (episode != NULL)
 		return episode;
@@ -113,9 +118,13 @@ BridgeEpisode *
 bridge_identity_find_indexed(Bridge *bridge, GHashTable **index,
                              const char *url)
 {
-	BridgeEpisode *episode = bridge_store_find_episode(bridge->store, url);
+	g_autofree char *relayed = bridge_relay_url_episode(url, FALSE);
+	BridgeEpisode *episode = NULL;
 	g_autofree char *key = NULL;
 
+	if (relayed != NULL)
+		return bridge_store_find_episode(bridge->store, relayed);
+	episode = bridge_store_find_episode(bridge->store, url);
 	if (episode != NULL)
 		return episode;
 	if (*index == NULL)

@@ -34,6 +34,10 @@ typedef enum {
 	BRIDGE_NEWS_CHAPTERS,
 	/* Another chapter of what plays started (or none is current). */
 	BRIDGE_NEWS_CHAPTER,
+	/* The relay started or is stopping: MPD's URLs of episodes change. */
+	BRIDGE_NEWS_RELAY,
+	/* The relay has all of @episode in its cache file. */
+	BRIDGE_NEWS_RELAY_WHOLE,
 } BridgeNewsKind;
 
 typedef struct {

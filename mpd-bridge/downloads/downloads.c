@@ -9,6 +9,7 @@
 
 #include "core/download-files.h"
 #include "mpd/mpd-conf.h"
+#include "relay/relay.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -46,15 +47,15 @@ bridge_downloads_is_file(const char *uri)
 	return strstr(uri, "://") == NULL;
 }
 
-const char *
+char *
 bridge_downloads_uri(const Bridge *bridge, const BridgeEpisode *episode)
 {
 	const BridgeDownloads *dl = bridge->downloads;
 
 	if (episode->file != NULL && dl != NULL && dl->in_db != NULL &&
 	    g_hash_table_contains(dl->in_db, episode->file))
-		return episode->file;
-	return episode->url;
+		return g_strdup(episode->file);
+	return bridge_relay_uri(bridge, episode);
 }
 
 /* MPD's music directory: as set, as MPD says, or from its config file. */

@@ -50,9 +50,9 @@ bridge_downloads_on_database(Bridge *bridge);
 
 /*
  * What MPD is given for @episode: its file once MPD's database has it,
- * else its stream URL.
+ * else its stream: the relay's URL while the relay runs, or the host's.
  */
-const char *
+char *
 bridge_downloads_uri(const Bridge *bridge, const BridgeEpisode *episode);
 
 /* Whether @uri names a file in MPD's music directory (not a stream). */

@@ -9,10 +9,12 @@
 #include "core/episode-tags.h"
 #include "core/download-files.h"
 #include "downloads/tags.h"
+#include "relay/relay.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* A failed download is tried again after a minute, doubling to 6 h. */
 #define FIRST_RETRY 60
@@ -250,6 +252,9 @@ on_tagged(GObject *source, GAsyncResult *result, gpointer data)
 }
 
 static void
+tag(Pending *pending, guint64 size);
+
+static void
 on_downloaded(FeedDownloadResult *result, const GError *error, gpointer data)
 {
 	Pending *pending = data;
@@ -257,7 +262,6 @@ on_downloaded(FeedDownloadResult *result, const GError *error, gpointer data)
 	BridgeTransfer *transfer = pending->transfer;
 	BridgeEpisode *episode =
 	        bridge_store_find_episode(bridge->store, transfer->episode_id);
-	g_autoptr(GTask) task = NULL;
 
 	if (error != NULL) {
 		g_free(pending);
@@ -267,7 +271,20 @@ on_downloaded(FeedDownloadResult *result, const GError *error, gpointer data)
 		end_transfer(bridge, transfer, error);
 		return;
 	}
-	transfer->received = feed_download_result_get_size(result);
+	tag(pending, feed_download_result_get_size(result));
+}
+
+/* The file is whole at its hidden name: tagged next, off the loop. */
+static void
+tag(Pending *pending, guint64 size)
+{
+	Bridge *bridge = pending->bridge;
+	BridgeTransfer *transfer = pending->transfer;
+	BridgeEpisode *episode =
+	        bridge_store_find_episode(bridge->store, transfer->episode_id);
+	g_autoptr(GTask) task = NULL;
+
+	transfer->received = size;
 	transfer->total = transfer->received;
 	transfer->tagging = TRUE;
 	if (episode == NULL) {
@@ -310,6 +327,65 @@ fetcher_of(Bridge *bridge, BridgeDownloads *dl)
 	return dl->fetcher;
 }
 
+static void
+on_copied(GObject *source, GAsyncResult *result, gpointer data)
+{
+	Pending *pending = data;
+	Bridge *bridge = pending->bridge;
+	BridgeTransfer *transfer = pending->transfer;
+	BridgeEpisode *episode =
+	        bridge_store_find_episode(bridge->store, transfer->episode_id);
+	g_autoptr(GError) error = NULL;
+	struct stat st;
+
+	if (!g_file_copy_finish(G_FILE(source), result, &error) ||
+	    g_stat(transfer->hidden, &st) != 0) {
+		if (error == NULL)
+			error = g_error_new(G_IO_ERROR, G_IO_ERROR_FAILED,
+			                    "%s is gone", transfer->hidden);
+		g_free(pending);
+		g_unlink(transfer->hidden);
+		end_transfer(bridge, transfer, error);
+		return;
+	}
+	if (episode != NULL)
+		bridge_relay_file_taken(bridge, episode);
+	tag(pending, (guint64)st.st_size);
+}
+
+/*
+ * The relay fetched all of @episode already: its cache file becomes
+ * the download, renamed when it is on the same disk, else copied (in
+ * GIO's thread). FALSE when it has no whole file.
+ */
+static gboolean
+take_from_relay(Bridge *bridge, const BridgeEpisode *episode,
+                Pending *pending)
+{
+	BridgeTransfer *transfer = pending->transfer;
+	g_autofree char *cached = NULL;
+	g_autoptr(GFile) from = NULL;
+	g_autoptr(GFile) to = NULL;
+	struct stat st;
+
+	if (!bridge_relay_whole_file(bridge, episode, &cached) ||
+	    g_stat(cached, &st) != 0)
+		return FALSE;
+	g_message("downloading %s from the relay's cache", episode->title);
+	if (g_rename(cached, transfer->hidden) == 0) {
+		bridge_relay_file_taken(bridge, episode);
+		tag(pending, (guint64)st.st_size);
+		return TRUE;
+	}
+	from = g_file_new_for_path(cached);
+	to = g_file_new_for_path(transfer->hidden);
+	g_file_copy_async(from, to,
+	                  G_FILE_COPY_OVERWRITE | G_FILE_COPY_NOFOLLOW_SYMLINKS,
+	                  G_PRIORITY_LOW, transfer->cancellable, NULL, NULL,
+	                  on_copied, pending);
+	return TRUE;
+}
+
 /* Starts @transfer with up to @max bytes. */
 static void
 start(Bridge *bridge, BridgeDownloads *dl, BridgeTransfer *transfer,
@@ -344,13 +420,15 @@ start(Bridge *bridge, BridgeDownloads *dl, BridgeTransfer *transfer,
 	transfer->hidden = g_build_filename(folder, hidden_name, NULL);
 	transfer->cancellable = g_cancellable_new();
 	g_hash_table_insert(dl->active, transfer->episode_id, transfer);
+	pending = g_new0(Pending, 1);
+	pending->bridge = bridge;
+	pending->transfer = transfer;
+	if (take_from_relay(bridge, episode, pending))
+		return;
 	request = feed_download_request_new(episode->url, transfer->hidden);
 	feed_download_request_set_max_size(request, max);
 	feed_download_request_set_progress_func(request, on_progress, transfer,
 	                                        NULL);
-	pending = g_new0(Pending, 1);
-	pending->bridge = bridge;
-	pending->transfer = transfer;
 	g_message("downloading %s", episode->title);
 	feed_fetcher_download(fetcher_of(bridge, dl), request,
 	                      transfer->cancellable, on_downloaded, pending);

@@ -7,9 +7,11 @@
 
 #include "core/episode-tags.h"
 #include "core/identity.h"
+#include "core/relay-url.h"
 #include "downloads/downloads.h"
 #include "listening/chapters.h"
 #include "playlists/playlist-files.h"
+#include "relay/relay.h"
 
 #include <string.h>
 
@@ -40,6 +42,21 @@ is_stream(const char *uri)
 {
 	return g_ascii_strncasecmp(uri, "http://", 7) == 0 ||
 	       g_ascii_strncasecmp(uri, "https://", 8) == 0;
+}
+
+/*
+ * Whether a queued song at @from is one to move to @to: a file or the
+ * relay's URL on either side. Two URLs of a host (one behind a
+ * measurement prefix) are left as the listener queued them.
+ */
+static gboolean
+is_ours(const char *from, const char *to)
+{
+	g_autofree char *relayed_from = bridge_relay_url_episode(from, FALSE);
+	g_autofree char *relayed_to = bridge_relay_url_episode(to, FALSE);
+
+	return bridge_downloads_is_file(from) || bridge_downloads_is_file(to) ||
+	       relayed_from != NULL || relayed_to != NULL;
 }
 
 /*
@@ -139,6 +156,8 @@ bridge_queue_on_change(Bridge *bridge)
 	g_autoptr(GError) error = NULL;
 	GHashTable *retagged;
 	guint version;
+	gboolean relaying = bridge_relay_is_on(bridge);
+	gboolean follow = FALSE;
 	Retag retag = {
 		g_array_new(FALSE, FALSE, sizeof(guint)),
 		g_array_new(FALSE, FALSE, sizeof(BridgeTags)),
@@ -169,6 +188,14 @@ bridge_queue_on_change(Bridge *bridge)
 		if (episode == NULL) {
 			add_stranger(bridge, song->uri);
 			continue;
+		}
+		/* `mpc add` of a host's URL: the relay's takes its place. */
+		if (relaying && !follow) {
+			g_autofree char *uri =
+			        bridge_downloads_uri(bridge, episode);
+
+			follow = strcmp(uri, song->uri) != 0 &&
+			         is_ours(song->uri, uri);
 		}
 		bridge_episode_tags(bridge, episode, &tags, &date, &track);
 		title = bridge_chapters_song_title(bridge, episode, song->id);
@@ -201,6 +228,10 @@ bridge_queue_on_change(Bridge *bridge)
 		g_debug("titled %u episodes in MPD's queue", retag.ids->len);
 out:
 	retag_clear(&retag);
+	if (follow) {
+		bridge_queue_follow_files(bridge);
+		bridge_queue_move_playing(bridge, TRUE);
+	}
 }
 
 void
@@ -227,7 +258,7 @@ gboolean
 bridge_queue_episode(Bridge *bridge, const BridgeEpisode *episode,
                      GError **error)
 {
-	const char *uri = bridge_downloads_uri(bridge, episode);
+	g_autofree char *uri = bridge_downloads_uri(bridge, episode);
 	g_autofree char *date = NULL;
 	g_autofree char *track = NULL;
 	BridgeTags tags;
@@ -281,6 +312,45 @@ bridge_queue_retitle(Bridge *bridge, guint song_id)
 		          error->message);
 }
 
+/* Starts that soon are moved without a jump a listener would hear. */
+#define JUST_STARTED_MS 1500
+
+void
+bridge_queue_move_playing(Bridge *bridge, gboolean just_started)
+{
+	g_auto(BridgePlayerStatus) status = { 0 };
+	g_autoptr(GError) error = NULL;
+	g_autofree char *uri = NULL;
+	g_autofree char *date = NULL;
+	g_autofree char *track = NULL;
+	const BridgeEpisode *episode;
+	BridgeTags tags;
+
+	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd) ||
+	    !bridge_mpd_player_status(bridge->mpd, &status, &error) ||
+	    status.state == BRIDGE_PLAYER_STOP || status.uri == NULL ||
+	    !is_stream(status.uri) ||
+	    (just_started && (status.state != BRIDGE_PLAYER_PLAY ||
+	                      status.elapsed_ms > JUST_STARTED_MS)))
+		return;
+	episode = bridge_identity_find_by_url(bridge, status.uri);
+	if (episode == NULL)
+		return;
+	uri = bridge_downloads_uri(bridge, episode);
+	if (strcmp(uri, status.uri) == 0 || !is_ours(status.uri, uri))
+		return;
+	bridge_episode_tags(bridge, episode, &tags, &date, &track);
+	if (bridge_mpd_swap_current(bridge->mpd, status.song_id, status.pos,
+	                            uri, is_stream(uri) ? &tags : NULL,
+	                            status.elapsed_ms,
+	                            status.state == BRIDGE_PLAYER_PAUSE,
+	                            &error) == 0)
+		g_message("cannot move %s to %s: %s", episode->title, uri,
+		          error->message);
+	else
+		g_message("%s now plays from %s", episode->title, uri);
+}
+
 void
 bridge_queue_follow_files(Bridge *bridge)
 {
@@ -301,7 +371,7 @@ bridge_queue_follow_files(Bridge *bridge)
 	for (guint i = 0; i < songs->len; i++) {
 		const BridgeQueueSong *song = songs->pdata[i];
 		const BridgeEpisode *episode;
-		const char *uri;
+		g_autofree char *uri = NULL;
 		g_autofree char *date = NULL;
 		g_autofree char *track = NULL;
 		BridgeTags tags;
@@ -316,7 +386,7 @@ bridge_queue_follow_files(Bridge *bridge)
 		if (episode == NULL)
 			continue;
 		uri = bridge_downloads_uri(bridge, episode);
-		if (strcmp(uri, song->uri) == 0)
+		if (strcmp(uri, song->uri) == 0 || !is_ours(song->uri, uri))
 			continue;
 		bridge_episode_tags(bridge, episode, &tags, &date, &track);
 		if (bridge_mpd_replace_song(bridge->mpd, song->id, song->pos,

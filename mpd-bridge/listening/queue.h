@@ -39,6 +39,16 @@ void
 bridge_queue_follow_files(Bridge *bridge);
 
 /*
+ * The song MPD plays or holds paused, when it is an episode MPD streams
+ * from elsewhere than bridge_downloads_uri() says now (the relay stops
+ * under it, or started meanwhile): the same episode from there takes its
+ * place, where it was. @just_started: only when it started a moment ago,
+ * so that nobody hears a jump.
+ */
+void
+bridge_queue_move_playing(Bridge *bridge, gboolean just_started);
+
+/*
  * Titles MPD's song @song_id again when it is a stream that plays an
  * episode: with its chapter, or without once that is over.
  */

@@ -16,8 +16,7 @@ bridge_mpd_player_status(BridgeMpd *mpd, BridgePlayerStatus *status,
 	g_return_val_if_fail(status != NULL, FALSE);
 	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
 
-	*status =
-	        (BridgePlayerStatus){ BRIDGE_PLAYER_STOP, 0, NULL, 0, 0, NULL };
+	*status = (BridgePlayerStatus){ .state = BRIDGE_PLAYER_STOP };
 	if (!bridge_mpd_begin_command(mpd, error))
 		return FALSE;
 	if (!bridge_mpd_read_player_status(mpd->conn, status, &what))

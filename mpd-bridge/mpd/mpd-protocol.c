@@ -185,8 +185,7 @@ bridge_mpd_read_player_status(struct mpd_connection *conn,
 	struct mpd_status *st;
 	struct mpd_song *song;
 
-	*status =
-	        (BridgePlayerStatus){ BRIDGE_PLAYER_STOP, 0, NULL, 0, 0, NULL };
+	*status = (BridgePlayerStatus){ .state = BRIDGE_PLAYER_STOP };
 	st = mpd_run_status(conn);
 	if (st == NULL) {
 		*what = "cannot ask for the player's status";
@@ -204,6 +203,7 @@ bridge_mpd_read_player_status(struct mpd_connection *conn,
 		break;
 	}
 	status->elapsed_ms = mpd_status_get_elapsed_ms(st);
+	status->pos = (guint)MAX(mpd_status_get_song_pos(st), 0);
 	status->duration_ms = mpd_status_get_total_time(st) * 1000;
 	status->error = g_strdup(mpd_status_get_error(st));
 	mpd_status_free(st);

@@ -321,3 +321,51 @@ bridge_mpd_replace_song(BridgeMpd *mpd, guint id, guint pos, const char *uri,
 	bridge_mpd_end_command(mpd);
 	return (guint)added;
 }
+
+guint
+bridge_mpd_swap_current(BridgeMpd *mpd, guint id, guint pos, const char *uri,
+                        const BridgeTags *tags, gint64 ms, gboolean paused,
+                        GError **error)
+{
+	g_autofree char *clean_uri = NULL;
+	int added;
+
+	g_return_val_if_fail(mpd != NULL, 0);
+	g_return_val_if_fail(uri != NULL, 0);
+	g_return_val_if_fail(error == NULL || *error == NULL, 0);
+
+	clean_uri = bridge_mpd_clean_text(uri);
+	if (!bridge_mpd_begin_command(mpd, error))
+		return 0;
+	added = mpd_run_add_id_to(mpd->conn, clean_uri, pos + 1);
+	if (added < 0) {
+		g_autofree char *what =
+		        g_strdup_printf("cannot queue %s", clean_uri);
+
+		bridge_mpd_fail(mpd, error, what);
+		bridge_mpd_end_command(mpd);
+		return 0;
+	}
+	if ((tags != NULL && !tag_song(mpd, (unsigned)added, tags, error)) ||
+	    !mpd_run_seek_id_float(mpd->conn, (unsigned)added,
+	                           (float)MAX(ms, 0) / 1000.0f) ||
+	    (paused && !mpd_run_pause(mpd->conn, true))) {
+		if (mpd->conn != NULL &&
+		    mpd_connection_get_error(mpd->conn) != MPD_ERROR_SUCCESS)
+			bridge_mpd_fail(mpd, error, "cannot play it there");
+		if (mpd->conn != NULL && !mpd_run_delete_id(mpd->conn, added))
+			bridge_mpd_fail(mpd, NULL, "cannot delete a stream");
+		bridge_mpd_end_command(mpd);
+		return 0;
+	}
+	if (!mpd_run_delete_id(mpd->conn, id)) {
+		if (bridge_mpd_is_server_error(mpd->conn,
+		                               MPD_SERVER_ERROR_NO_EXIST))
+			mpd_connection_clear_error(mpd->conn);
+		else
+			bridge_mpd_fail(mpd, NULL,
+			                "cannot take a song out of the queue");
+	}
+	bridge_mpd_end_command(mpd);
+	return (guint)added;
+}

@@ -193,8 +193,7 @@ bridge_mpd_request_player_status(const BridgeMpdAddress *address,
 	g_return_val_if_fail(status != NULL, FALSE);
 	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
 
-	*status =
-	        (BridgePlayerStatus){ BRIDGE_PLAYER_STOP, 0, NULL, 0, 0, NULL };
+	*status = (BridgePlayerStatus){ .state = BRIDGE_PLAYER_STOP };
 	conn = connect_once(address, &where, error);
 	if (conn == NULL)
 		return FALSE;

@@ -208,6 +208,17 @@ bridge_mpd_queue_changes(BridgeMpd *mpd, guint since, guint *version,
                          GPtrArray **songs, GError **error);
 
 /*
+ * Puts @uri in the place of the song @id that plays, at @ms into it:
+ * addid after it, tagged with @tags when not NULL (a stream), seekid
+ * there (paused again when @paused), then deleteid. Returns the new
+ * song's id, or 0 with @error set.
+ */
+guint
+bridge_mpd_swap_current(BridgeMpd *mpd, guint id, guint pos, const char *uri,
+                        const BridgeTags *tags, gint64 ms, gboolean paused,
+                        GError **error);
+
+/*
  * Puts @uri in the place of the queued song @id (addid at its position,
  * then deleteid), tagged with @tags when not NULL (a stream). Returns
  * the new song's id, or 0 with @error set.
@@ -266,6 +277,7 @@ typedef enum {
 typedef struct {
 	BridgePlayerState state;
 	guint song_id;     /* 0 when there is no current song */
+	guint pos;         /* its place in the queue, from 0 */
 	char *uri;         /* of the current song; NULL when none */
 	guint elapsed_ms;  /* into the current song */
 	guint duration_ms; /* 0 when unknown */

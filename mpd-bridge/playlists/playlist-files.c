@@ -93,7 +93,7 @@ append_line_text(GString *out, const char *text, gsize max)
 gboolean
 bridge_playlist_files_fits(const Bridge *bridge, const BridgeEpisode *episode)
 {
-	const char *uri = bridge_downloads_uri(bridge, episode);
+	g_autofree char *uri = bridge_downloads_uri(bridge, episode);
 
 	return (bridge_downloads_is_file(uri) ||
 	        g_ascii_strncasecmp(uri, "http://", 7) == 0 ||
@@ -114,16 +114,17 @@ bridge_playlist_files_m3u(const Bridge *bridge, const char *name,
 	}
 	for (guint i = 0; i < episodes->len; i++) {
 		const BridgeEpisode *episode = episodes->pdata[i];
+		g_autofree char *uri = NULL;
 
 		if (!bridge_playlist_files_fits(bridge, episode))
 			continue;
+		uri = bridge_downloads_uri(bridge, episode);
 		g_string_append_printf(out, "#EXTINF:%" G_GINT64_FORMAT ",",
 		                       episode->duration > 0 ? episode->duration
 		                                             : -1);
 		append_line_text(out, episode->title, MAX_TITLE_BYTES);
 		g_string_append_c(out, '\n');
-		append_line_text(out, bridge_downloads_uri(bridge, episode),
-		                 G_MAXSIZE);
+		append_line_text(out, uri, G_MAXSIZE);
 		g_string_append_c(out, '\n');
 	}
 	return out;

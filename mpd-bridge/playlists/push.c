@@ -86,15 +86,13 @@ hash_of(const Bridge *bridge, const char *name, const GPtrArray *episodes)
 	g_checksum_update(checksum, (const guchar *)name, -1);
 	for (guint i = 0; i < episodes->len; i++) {
 		const BridgeEpisode *episode = episodes->pdata[i];
+		g_autofree char *uri = bridge_downloads_uri(bridge, episode);
 		char duration[32];
 
 		g_snprintf(duration, sizeof duration, "\n%" G_GINT64_FORMAT,
 		           episode->duration);
 		g_checksum_update(checksum, (const guchar *)"\n", 1);
-		g_checksum_update(
-		        checksum,
-		        (const guchar *)bridge_downloads_uri(bridge, episode),
-		        -1);
+		g_checksum_update(checksum, (const guchar *)uri, -1);
 		g_checksum_update(checksum, (const guchar *)"\n", 1);
 		g_checksum_update(checksum, (const guchar *)episode->title, -1);
 		g_checksum_update(checksum, (const guchar *)duration, -1);
@@ -118,13 +116,10 @@ push(Bridge *bridge, const char *name, GPtrArray *episodes)
 		          error->message);
 		return FALSE;
 	}
-	uris = g_ptr_array_sized_new(episodes->len);
-	for (guint i = 0; i < episodes->len; i++) {
-		const BridgeEpisode *episode = episodes->pdata[i];
-
-		g_ptr_array_add(
-		        uris, (gpointer)bridge_downloads_uri(bridge, episode));
-	}
+	uris = g_ptr_array_new_full(episodes->len, g_free);
+	for (guint i = 0; i < episodes->len; i++)
+		g_ptr_array_add(uris, bridge_downloads_uri(
+		                              bridge, episodes->pdata[i]));
 	if (!bridge_mpd_replace_playlist(bridge->mpd, name,
 	                                 (const char *const *)uris->pdata,
 	                                 uris->len, &error)) {

@@ -19,6 +19,7 @@ import sys
 LAYERS = [
     ["mpd", "state"],
     ["core"],
+    ["relay"],
     ["downloads"],
     ["playlists"],
     ["listening"],
