@@ -3,6 +3,14 @@
  * song plays on, so the position is the elapsed time at the last event
  * plus the time since; it is saved at every event and, while an episode
  * plays, every 30 s, so a crash loses at most that much.
+ *
+ * That reckoning goes on whether MPD plays or not: an MPD that hangs
+ * (0.23 on a dropped connection) says nothing, and the time since its
+ * last word counts as played. So an episode is listened only on MPD's
+ * word: an elapsed time it gave at an event, or its leaving the song at
+ * an event while the reckoning is in the song's tail, which is where a
+ * song that plays to its end ends. Never on a checkpoint's reckoning
+ * alone, nor when MPD went away.
  */
 #include "listening/tracker.h"
 
@@ -43,15 +51,29 @@ bridge_tracker_is_done(const BridgeConfig *config, gint64 position_s,
 	return position_s >= duration_s - tail;
 }
 
-/* Where the episode MPD was on has got to, saved. */
+/* What MPD said of the episode it was on, as its position is taken. */
+typedef enum {
+	SAID_NOTHING, /* a checkpoint, or MPD went away: the reckoning alone */
+	SAID_ELAPSED, /* where it is: an elapsed time MPD gave just now */
+	SAID_ENDED,   /* MPD is on another song now, or stopped */
+} Said;
+
+/*
+ * Where the episode MPD was on has got to, saved; listened when @said
+ * says so: SAID_ELAPSED with @said_ms in its tail, or SAID_ENDED with
+ * the reckoning there. A listener who stops or skips early leaves the
+ * reckoning before the tail; at another speed it counts in the
+ * episode's own time, as MPD's elapsed does.
+ */
 static void
-account(Bridge *bridge, gint64 now)
+account(Bridge *bridge, gint64 now, Said said, gint64 said_ms)
 {
 	BridgeTracking *t = &bridge->tracking;
 	BridgeEpisode *episode;
 	gint64 position_ms;
 	gint64 duration_s;
 	gint64 before;
+	gint64 heard_ms;
 	gboolean was_listened;
 
 	/*
@@ -76,8 +98,14 @@ account(Bridge *bridge, gint64 now)
 		position_ms = MIN(position_ms, duration_s * 1000);
 	episode->position = position_ms / 1000;
 	episode->last_played = g_get_real_time() / G_USEC_PER_SEC;
-	if (!episode->listened &&
-	    bridge_tracker_is_done(bridge->config, episode->position,
+	if (said == SAID_ELAPSED)
+		heard_ms = said_ms;
+	else if (said == SAID_ENDED)
+		heard_ms = position_ms;
+	else
+		heard_ms = -1;
+	if (!episode->listened && heard_ms >= 0 &&
+	    bridge_tracker_is_done(bridge->config, heard_ms / 1000,
 	                           duration_s)) {
 		bridge_lists_set_listened(bridge, episode, TRUE);
 		g_message("listened to %s", episode->title);
@@ -96,7 +124,7 @@ on_checkpoint(gpointer data)
 	Bridge *bridge = data;
 	g_autoptr(GError) error = NULL;
 
-	account(bridge, now_us());
+	account(bridge, now_us(), SAID_NOTHING, 0);
 	if (!bridge_save(bridge, &error))
 		g_warning("%s", error->message);
 	return G_SOURCE_CONTINUE;
@@ -180,7 +208,7 @@ rebase(Bridge *bridge, const BridgePlayerStatus *status)
 		return;
 	t->elapsed_ms = status->elapsed_ms;
 	t->at = now_us();
-	account(bridge, t->at);
+	account(bridge, t->at, SAID_ELAPSED, status->elapsed_ms);
 }
 
 /*
@@ -377,12 +405,23 @@ bridge_tracker_on_player(Bridge *bridge)
 	guint dropped_song = 0;
 	gboolean changed;
 
-	account(bridge, now);
-	if (!bridge_mpd_player_status(bridge->mpd, &status, &error))
+	if (!bridge_mpd_player_status(bridge->mpd, &status, &error)) {
+		account(bridge, now, SAID_NOTHING, 0);
 		return;
+	}
+	/*
+	 * A seek MPD's decoder failed ends the song too, but not where the
+	 * reckoning (from the seek's target) says.
+	 */
 	if (dropped_on_seek(t, &status)) {
 		dropped_id = g_strdup(t->episode_id);
 		dropped_song = t->song_id;
+		account(bridge, now, SAID_NOTHING, 0);
+	} else if (status.song_id == t->song_id &&
+	           status.state != BRIDGE_PLAYER_STOP) {
+		account(bridge, now, SAID_ELAPSED, status.elapsed_ms);
+	} else {
+		account(bridge, now, SAID_ENDED, 0);
 	}
 	g_free(t->player_error);
 	t->player_error = g_strdup(status.error);
@@ -442,7 +481,8 @@ bridge_tracker_stop(Bridge *bridge)
 {
 	BridgeTracking *t = &bridge->tracking;
 
-	account(bridge, now_us());
+	/* Saved as far as it got, perhaps, but MPD did not say it ended. */
+	account(bridge, now_us(), SAID_NOTHING, 0);
 	g_clear_handle_id(&t->checkpoint, g_source_remove);
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
 	g_clear_handle_id(&t->resume_check, g_source_remove);
