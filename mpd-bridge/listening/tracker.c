@@ -11,10 +11,16 @@
  * an event while the reckoning is in the song's tail, which is where a
  * song that plays to its end ends. Never on a checkpoint's reckoning
  * alone, nor when MPD went away.
+ *
+ * After a long pause an episode plays on a little before where it was
+ * ([listening] rewind_after_pause): when MPD plays on after a pause the
+ * tracker saw begin, and when a saved position is resumed, by the time
+ * since the episode last played.
  */
 #include "listening/tracker.h"
 
 #include "core/identity.h"
+#include "core/rewind.h"
 #include "playlists/lists.h"
 
 #include <string.h>
@@ -97,7 +103,9 @@ account(Bridge *bridge, gint64 now, Said said, gint64 said_ms)
 	if (duration_s > 0)
 		position_ms = MIN(position_ms, duration_s * 1000);
 	episode->position = position_ms / 1000;
-	episode->last_played = g_get_real_time() / G_USEC_PER_SEC;
+	/* Paused, it did not play since: a rewind counts from the pause. */
+	if (t->state == BRIDGE_PLAYER_PLAY)
+		episode->last_played = g_get_real_time() / G_USEC_PER_SEC;
 	if (said == SAID_ELAPSED)
 		heard_ms = said_ms;
 	else if (said == SAID_ENDED)
@@ -256,12 +264,33 @@ check_resumed(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
+/* Seconds since @episode last played here; 0 when it never did. */
+static gint64
+since_played(const BridgeEpisode *episode)
+{
+	if (episode->last_played <= 0)
+		return 0;
+	return MAX(g_get_real_time() / G_USEC_PER_SEC - episode->last_played,
+	           0);
+}
+
+static void
+log_back(guint back_s, gint64 pause_s, const BridgeEpisode *episode)
+{
+	g_autofree char *pause = bridge_rewind_describe_pause(pause_s);
+
+	g_message("back %u s after a pause of %s: %s", back_s, pause,
+	          episode->title);
+}
+
 static void
 resume(Bridge *bridge, const BridgeEpisode *episode, guint song_id)
 {
 	BridgeTracking *t = &bridge->tracking;
 	g_autoptr(GError) error = NULL;
-	guint to = (guint)MAX(episode->position - RESUME_BEFORE, 0);
+	gint64 pause_s = since_played(episode);
+	guint back = bridge_rewind_seconds(&bridge->config->rewind, pause_s);
+	guint to = (guint)MAX(episode->position - RESUME_BEFORE - back, 0);
 	ResumeCheck *check;
 
 	/*
@@ -276,6 +305,8 @@ resume(Bridge *bridge, const BridgeEpisode *episode, guint song_id)
 	} else {
 		t->elapsed_ms = (gint64)to * 1000;
 		t->at = now_us();
+		if (back > 0)
+			log_back(back, pause_s, episode);
 	}
 	check = g_new0(ResumeCheck, 1);
 	check->bridge = bridge;
@@ -393,6 +424,55 @@ put_back(Bridge *bridge, const char *episode_id, guint song_id, const char *why)
 		          error->message);
 }
 
+/*
+ * MPD plays on after a pause of @pause_s from @from_ms, where the pause
+ * began: back as far as the settings say for a pause that long, never
+ * before the start.
+ */
+static void
+back_after_pause(Bridge *bridge, const BridgeEpisode *episode,
+                 const BridgePlayerStatus *status, gint64 from_ms,
+                 gint64 pause_s)
+{
+	BridgeTracking *t = &bridge->tracking;
+	g_autoptr(GError) error = NULL;
+	guint back = bridge_rewind_seconds(&bridge->config->rewind, pause_s);
+	gint64 to_ms = MAX(from_ms - (gint64)back * 1000, 0);
+
+	/* Moved while paused: the listener chose where it goes on. */
+	if (back == 0 || ABS((gint64)status->elapsed_ms - from_ms) > 1000 ||
+	    (t->unseekable != NULL &&
+	     g_hash_table_contains(t->unseekable, episode->id)))
+		return;
+	/*
+	 * MPD 0.24.4 fails some seeks back in a remote MP3 and leaves the
+	 * song: then it plays again from where it was (put_back()).
+	 */
+	if (!bridge_mpd_seek_ms(bridge->mpd, status->song_id, to_ms, &error)) {
+		g_message("cannot go back in %s: %s", episode->title,
+		          error->message);
+		return;
+	}
+	t->elapsed_ms = to_ms;
+	t->at = now_us();
+	log_back(back, pause_s, episode);
+}
+
+/*
+ * How long the pause MPD plays on after lasted. A machine asleep stops
+ * the monotonic clock and the real one may be set meanwhile, so the
+ * longer of the two counts: a few seconds too many back do no harm.
+ * A pause the tracker did not see begin counts from the last play.
+ */
+static gint64
+pause_seconds(const BridgeTracking *t, const BridgeEpisode *episode, gint64 now)
+{
+	if (t->paused_at == 0)
+		return since_played(episode);
+	return MAX(now - t->paused_at, g_get_real_time() - t->paused_real) /
+	       G_USEC_PER_SEC;
+}
+
 void
 bridge_tracker_on_player(Bridge *bridge)
 {
@@ -403,6 +483,7 @@ bridge_tracker_on_player(Bridge *bridge)
 	BridgeEpisode *episode = NULL;
 	g_autofree char *dropped_id = NULL;
 	guint dropped_song = 0;
+	BridgePlayerState was = t->state;
 	gboolean changed;
 
 	if (!bridge_mpd_player_status(bridge->mpd, &status, &error)) {
@@ -464,6 +545,24 @@ bridge_tracker_on_player(Bridge *bridge)
 			schedule_resume(bridge, episode,
 			                status.elapsed_ms + RESUME_DELAY_MS +
 			                        1000);
+		else
+			back_after_pause(bridge, episode, &status,
+			                 status.elapsed_ms,
+			                 since_played(episode));
+	} else if (was == BRIDGE_PLAYER_PAUSE &&
+	           status.state == BRIDGE_PLAYER_PLAY) {
+		back_after_pause(bridge, episode, &status,
+		                 t->paused_at != 0 ? t->paused_ms
+		                                   : status.elapsed_ms,
+		                 pause_seconds(t, episode, now));
+	}
+	/* The pause MPD is in: when it began, and where. */
+	if (changed || status.state != BRIDGE_PLAYER_PAUSE) {
+		t->paused_at = 0;
+	} else if (was == BRIDGE_PLAYER_PLAY) {
+		t->paused_at = now;
+		t->paused_real = g_get_real_time();
+		t->paused_ms = status.elapsed_ms;
 	}
 	if (episode != NULL && status.state == BRIDGE_PLAYER_PLAY) {
 		if (t->checkpoint == 0)
@@ -489,6 +588,7 @@ bridge_tracker_stop(Bridge *bridge)
 	g_clear_pointer(&t->episode_id, g_free);
 	g_clear_pointer(&t->player_error, g_free);
 	t->state = BRIDGE_PLAYER_STOP;
+	t->paused_at = 0;
 	/* MPD may come back with other outputs on: choose again. */
 	t->speed_wanted = 0;
 }

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""Pauses end to end: MPD's own, which must not count as listening.
+"""Pauses end to end: MPD's own, which must not count as listening, and
+the listener's, after which an episode plays on a little before where it
+paused.
 
 A private MPD playing in real time (a null output with sync), a loopback
 site of silent WAV episodes, and the daemon (tests/support/playworld.py).
 MPD's hang on a dropped connection (0.23) is played by freezing MPD with
 SIGSTOP; the daemon learns that MPD is gone when a request of its own
-times out, and the sleep timer makes one at a set time.
+times out, and the sleep timer makes one at a set time. The pauses after
+which an episode goes back are a setting: here a step of 2 s stands for
+AntennaPod's minute, and a time since an episode last played is made
+days long by editing the state while the daemon is stopped.
 
 Prints TAP. Needs mpd (Debian's package) and MPD_BRIDGE. With
 PAUSES_TEST_LOG=1 the daemon's log is printed at the end.
@@ -24,9 +29,13 @@ from playworld import PlayWorld, check  # noqa: E402
 
 # guid, title, seconds
 EPISODES = [("whole", "Whole episode", 6),
-            ("frozen", "Frozen episode", 16)]
+            ("frozen", "Frozen episode", 16),
+            ("talk", "Long talk", 120)]
 TIMEOUT = 2      # [mpd] timeout: seconds before the daemon gives MPD up
 TAIL = 50        # [listening] tail_percent: the frozen one's last 8 s
+# [listening] rewind_after_pause: 3 s back after a pause of over 2 s, …
+REWIND = "2s:3 1h:10 1d:20"
+STEP, BACK, LAST_BACK = 2, 3, 20
 
 
 class World(PlayWorld):
@@ -35,7 +44,8 @@ class World(PlayWorld):
             "pauses", "Pauses Test", EPISODES, {"sleep_fade": 0},
             mixer=False, fatal="fatal-criticals",
             groups={"mpd": {"timeout": TIMEOUT},
-                    "listening": {"tail_percent": TAIL}})
+                    "listening": {"tail_percent": TAIL,
+                                  "rewind_after_pause": REWIND}})
 
     def play(self, guid):
         """Plays @guid alone from its start; returns once MPD is on it."""
@@ -43,6 +53,22 @@ class World(PlayWorld):
                          "play 0")
         wait_until(lambda: self.mpd.status().get("state") == "play", 10,
                    f"MPD to play {guid}")
+
+    def set_last_played(self, guid, when):
+        """Sets an episode's last_played in the state file; the daemon is
+        stopped."""
+        check(self.daemon is None, "the daemon runs")
+        path = os.path.join(self.root, "state", "mpd-bridge", "state")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        start = text.index(f"[episode {self.episode(guid)['id']}]\n")
+        end = text.find("\n[", start)
+        end = len(text) if end < 0 else end
+        group, n = re.subn(r"^last_played=\d+$", f"last_played={when}",
+                           text[start:end], flags=re.M)
+        check(n == 1, f"no single last_played in {text[start:end]!r}")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text[:start] + group + text[end:])
 
     def log_since(self, mark):
         return self.log().splitlines()[mark:]
@@ -117,8 +143,114 @@ def t_frozen_mpd(w):
           "the daemon logged the frozen episode as listened")
 
 
+def went_back(w, paused_at, back, what):
+    """After MPD plays on from @paused_at: waits for it to be @back s
+    earlier, and returns where it was then."""
+    trace = []
+
+    def behind():
+        trace.append(w.mpd.elapsed())
+        return trace[-1] < paused_at - 1 and trace[-1]
+    try:
+        at = wait_until(behind, 3, what)
+    except AssertionError:
+        raise AssertionError(f"{what}: paused at {paused_at:.1f} s, MPD "
+                             f"then at {trace[:2]} … {trace[-2:]}") from None
+    check(paused_at - back - 0.6 <= at <= paused_at - back + 0.8,
+          f"paused at {paused_at:.1f} s, MPD went back to {at:.1f} s, "
+          f"not {back} s earlier")
+    return at
+
+
+def pass_step(paused):
+    """Waits out a pause longer than the step in whole seconds, as the
+    daemon counts it (last_played is in whole seconds)."""
+    wait_until(lambda: time.monotonic() - paused > STEP + 1.5, STEP + 5,
+               "the pause to pass the step", step=0.1)
+
+
+def pause(w):
+    """Pauses MPD; returns its elapsed time then."""
+    w.mpd.command("pause 1")
+    return w.mpd.elapsed()
+
+
+def t_back_after_pause(w):
+    """MPD paused for longer than the first step (2 s here) plays on 3 s
+    before where it paused; after a shorter pause it plays on where it
+    was"""
+    w.play("talk")
+    wait_until(lambda: w.mpd.elapsed() >= 0.5, 10, "MPD to play")
+    # Before the tail (its last 60 s), where a pause would make it
+    # listened.
+    w.mpd.command("seekcur 40")
+    wait_until(lambda: w.mpd.elapsed() >= 41, 10, "MPD to play from 40 s")
+    mark = len(w.log().splitlines())
+    at = pause(w)
+    time.sleep(0.3)   # a pause under the step
+    w.mpd.command("pause 0")
+    # Had it gone back 3 s, MPD would take 4 s to get 1 s past the pause.
+    trace = []
+    wait_until(lambda: trace.append(w.mpd.elapsed()) or trace[-1] >= at + 1,
+               2.5, f"MPD to play on from {at:.1f} s after a short pause")
+    check(min(trace) >= at - 0.5,
+          f"after a pause of 0.3 s MPD went from {at:.1f} back to "
+          f"{min(trace):.1f} s")
+    at = pause(w)
+    pass_step(time.monotonic())
+    w.mpd.command("pause 0")
+    went_back(w, at, BACK, "MPD to go back after the pause")
+    w.wait_log(mark, rf"back {BACK} s after a pause of \d+ s: Long talk", 5,
+               "the log to say it went back")
+
+
+def t_back_after_restart(w):
+    """paused, the daemon restarted, then played on: the pause counts from
+    when the episode last played, which the daemon's stop leaves as it was
+    at the pause"""
+    at = pause(w)
+    paused = time.monotonic()
+    wait_until(lambda: abs(w.episode("talk")["position"] - at) <= 1.5, 6,
+               "the position saved on the pause")
+    pass_step(paused)
+    w.stop_daemon()
+    mark = len(w.log().splitlines())
+    w.start_daemon()
+    w.mpd.command("pause 0")
+    went_back(w, at, BACK, "MPD to go back after the pause and the restart")
+    w.wait_log(mark, rf"back {BACK} s after a pause of \d+ s: Long talk", 5,
+               "the log to say it went back")
+
+
+def t_back_on_resume(w):
+    """an episode resumed days after it last played starts the last step
+    (20 s here) before the usual 5 s before its position"""
+    at = float(w.mpd.status("stop")["elapsed"])
+    saved = wait_until(
+        lambda: abs((e := w.episode("talk"))["position"] - at) <= 1.5 and e,
+        6, "the position saved on stop")["position"]
+    w.stop_daemon()
+    w.set_last_played("talk", int(time.time()) - 3 * 86400)
+    w.start_daemon()
+    mark = len(w.log().splitlines())
+    target = saved - 5 - LAST_BACK
+    # What `mpc play` sends: play the current song, from its start.
+    w.mpd.command("play")
+    try:
+        got = wait_until(lambda: (e := w.mpd.elapsed()) >= target - 1.5 and e,
+                         5, f"MPD to resume near {target} s")
+    finally:
+        w.mpd.command("stop")
+    check(got <= target + 2,
+          f"saved at {saved} s, played 3 days ago: resumed at {got:.1f} s, "
+          f"not {target} s")
+    w.wait_log(mark, rf"back {LAST_BACK} s after a pause of 3 days: "
+               "Long talk", 5, "the log to say it went back")
+
+
 def main():
-    return run_tap([t_played_to_its_end, t_frozen_mpd], World)
+    return run_tap([t_played_to_its_end, t_frozen_mpd, t_back_after_pause,
+                    t_back_after_restart, t_back_on_resume], World)
 
 
 if __name__ == "__main__":
