@@ -37,6 +37,13 @@ typedef struct {
 	                           (listening/speed.c); 0 or 100: 1× */
 	guint speed_wanted;     /* the speed outputs were last chosen for;
 	                           0: none since MPD connected */
+	gint64 paused_at;       /* monotonic microseconds of the event of the
+	                           pause MPD is in; 0: none seen (no pause,
+	                           or it began before a restart) */
+	gint64 paused_real;     /* the same in real time, microseconds since
+	                           1970; set with paused_at */
+	gint64 paused_ms;       /* MPD's elapsed time at that pause; set
+	                           with paused_at */
 } BridgeTracking;
 
 /* Where playlists go as files (playlist-files.c). */

@@ -38,6 +38,26 @@ read_string(GKeyFile *file, const char *group, const char *key, char **value,
 	return TRUE;
 }
 
+/* [listening] rewind_after_pause: "1m:3 1h:10 1d:20", or none. */
+static gboolean
+read_rewind(GKeyFile *file, BridgeRewind *rewind, GError **error)
+{
+	g_autofree char *text = NULL;
+
+	if (!read_string(file, GROUP_LISTEN, "rewind_after_pause", &text,
+	                 error))
+		return FALSE;
+	if (text == NULL || bridge_rewind_parse(text, rewind))
+		return TRUE;
+	g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+	            "[listening] rewind_after_pause is steps PAUSE:SECONDS, "
+	            "the pauses rising (\"1m:3 1h:10 1d:20\": a pause with "
+	            "s, m, h or d, up to 366d; up to %u seconds back), or "
+	            "none, not '%s'",
+	            BRIDGE_REWIND_MAX_BACK, text);
+	return FALSE;
+}
+
 /* [bridge] speed: 0.5 to 3.0, as `set FEED speed` takes it. */
 static gboolean
 read_speed(GKeyFile *file, guint *speed, GError **error)
@@ -544,6 +564,7 @@ read_file(BridgeConfig *config, GKeyFile *file, BridgeConfigFlags flags,
 	               &config->listened_percent, error) ||
 	    !read_uint(file, GROUP_LISTEN, "tail_seconds", 0, 3600,
 	               &config->listened_seconds, error) ||
+	    !read_rewind(file, &config->rewind, error) ||
 	    !read_download(&config->download, file, error) ||
 	    !read_relay(&config->relay, file, error) ||
 	    !read_search(&config->search, file, error) ||
@@ -601,6 +622,7 @@ bridge_config_load_full(const char *path, BridgeConfigFlags flags,
 	config->speed = BRIDGE_SPEED_NORMAL;
 	config->listened_percent = 5;
 	config->listened_seconds = 60;
+	bridge_rewind_init_default(&config->rewind);
 	config->config_path =
 	        path != NULL ? g_strdup(path)
 	                     : g_build_filename(g_get_user_config_dir(),

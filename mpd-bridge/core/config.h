@@ -2,6 +2,7 @@
 #ifndef BRIDGE_CONFIG_H
 #define BRIDGE_CONFIG_H
 
+#include "core/rewind.h"
 #include "mpd/mpd.h"
 
 #include <glib.h>
@@ -141,6 +142,8 @@ typedef struct {
 	                             hundredths (listening/speed.c) */
 	guint listened_percent;   /* [listening] tail_percent: 5 */
 	guint listened_seconds;   /* [listening] tail_seconds: 60 */
+	BridgeRewind rewind;      /* [listening] rewind_after_pause:
+	                             "1m:3 1h:10 1d:20" */
 	char *config_path;        /* where the settings came from, or would */
 	char *state_path;         /* [bridge] state_file: XDG_STATE_HOME/... */
 	char *cache_directory;    /* [bridge] cache_directory: what can be

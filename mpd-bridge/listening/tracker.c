@@ -3,10 +3,24 @@
  * song plays on, so the position is the elapsed time at the last event
  * plus the time since; it is saved at every event and, while an episode
  * plays, every 30 s, so a crash loses at most that much.
+ *
+ * That reckoning goes on whether MPD plays or not: an MPD that hangs
+ * (0.23 on a dropped connection) says nothing, and the time since its
+ * last word counts as played. So an episode is listened only on MPD's
+ * word: an elapsed time it gave at an event, or its leaving the song at
+ * an event while the reckoning is in the song's tail, which is where a
+ * song that plays to its end ends. Never on a checkpoint's reckoning
+ * alone, nor when MPD went away.
+ *
+ * After a long pause an episode plays on a little before where it was
+ * ([listening] rewind_after_pause): when MPD plays on after a pause the
+ * tracker saw begin, and when a saved position is resumed, by the time
+ * since the episode last played.
  */
 #include "listening/tracker.h"
 
 #include "core/identity.h"
+#include "core/rewind.h"
 #include "playlists/lists.h"
 
 #include <string.h>
@@ -43,15 +57,29 @@ bridge_tracker_is_done(const BridgeConfig *config, gint64 position_s,
 	return position_s >= duration_s - tail;
 }
 
-/* Where the episode MPD was on has got to, saved. */
+/* What MPD said of the episode it was on, as its position is taken. */
+typedef enum {
+	SAID_NOTHING, /* a checkpoint, or MPD went away: the reckoning alone */
+	SAID_ELAPSED, /* where it is: an elapsed time MPD gave just now */
+	SAID_ENDED,   /* MPD is on another song now, or stopped */
+} Said;
+
+/*
+ * Where the episode MPD was on has got to, saved; listened when @said
+ * says so: SAID_ELAPSED with @said_ms in its tail, or SAID_ENDED with
+ * the reckoning there. A listener who stops or skips early leaves the
+ * reckoning before the tail; at another speed it counts in the
+ * episode's own time, as MPD's elapsed does.
+ */
 static void
-account(Bridge *bridge, gint64 now)
+account(Bridge *bridge, gint64 now, Said said, gint64 said_ms)
 {
 	BridgeTracking *t = &bridge->tracking;
 	BridgeEpisode *episode;
 	gint64 position_ms;
 	gint64 duration_s;
 	gint64 before;
+	gint64 heard_ms;
 	gboolean was_listened;
 
 	/*
@@ -75,9 +103,17 @@ account(Bridge *bridge, gint64 now)
 	if (duration_s > 0)
 		position_ms = MIN(position_ms, duration_s * 1000);
 	episode->position = position_ms / 1000;
-	episode->last_played = g_get_real_time() / G_USEC_PER_SEC;
-	if (!episode->listened &&
-	    bridge_tracker_is_done(bridge->config, episode->position,
+	/* Paused, it did not play since: a rewind counts from the pause. */
+	if (t->state == BRIDGE_PLAYER_PLAY)
+		episode->last_played = g_get_real_time() / G_USEC_PER_SEC;
+	if (said == SAID_ELAPSED)
+		heard_ms = said_ms;
+	else if (said == SAID_ENDED)
+		heard_ms = position_ms;
+	else
+		heard_ms = -1;
+	if (!episode->listened && heard_ms >= 0 &&
+	    bridge_tracker_is_done(bridge->config, heard_ms / 1000,
 	                           duration_s)) {
 		bridge_lists_set_listened(bridge, episode, TRUE);
 		g_message("listened to %s", episode->title);
@@ -96,7 +132,7 @@ on_checkpoint(gpointer data)
 	Bridge *bridge = data;
 	g_autoptr(GError) error = NULL;
 
-	account(bridge, now_us());
+	account(bridge, now_us(), SAID_NOTHING, 0);
 	if (!bridge_save(bridge, &error))
 		g_warning("%s", error->message);
 	return G_SOURCE_CONTINUE;
@@ -180,7 +216,7 @@ rebase(Bridge *bridge, const BridgePlayerStatus *status)
 		return;
 	t->elapsed_ms = status->elapsed_ms;
 	t->at = now_us();
-	account(bridge, t->at);
+	account(bridge, t->at, SAID_ELAPSED, status->elapsed_ms);
 }
 
 /*
@@ -228,12 +264,33 @@ check_resumed(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
+/* Seconds since @episode last played here; 0 when it never did. */
+static gint64
+since_played(const BridgeEpisode *episode)
+{
+	if (episode->last_played <= 0)
+		return 0;
+	return MAX(g_get_real_time() / G_USEC_PER_SEC - episode->last_played,
+	           0);
+}
+
+static void
+log_back(guint back_s, gint64 pause_s, const BridgeEpisode *episode)
+{
+	g_autofree char *pause = bridge_rewind_describe_pause(pause_s);
+
+	g_message("back %u s after a pause of %s: %s", back_s, pause,
+	          episode->title);
+}
+
 static void
 resume(Bridge *bridge, const BridgeEpisode *episode, guint song_id)
 {
 	BridgeTracking *t = &bridge->tracking;
 	g_autoptr(GError) error = NULL;
-	guint to = (guint)MAX(episode->position - RESUME_BEFORE, 0);
+	gint64 pause_s = since_played(episode);
+	guint back = bridge_rewind_seconds(&bridge->config->rewind, pause_s);
+	guint to = (guint)MAX(episode->position - RESUME_BEFORE - back, 0);
 	ResumeCheck *check;
 
 	/*
@@ -248,6 +305,8 @@ resume(Bridge *bridge, const BridgeEpisode *episode, guint song_id)
 	} else {
 		t->elapsed_ms = (gint64)to * 1000;
 		t->at = now_us();
+		if (back > 0)
+			log_back(back, pause_s, episode);
 	}
 	check = g_new0(ResumeCheck, 1);
 	check->bridge = bridge;
@@ -365,6 +424,55 @@ put_back(Bridge *bridge, const char *episode_id, guint song_id, const char *why)
 		          error->message);
 }
 
+/*
+ * MPD plays on after a pause of @pause_s from @from_ms, where the pause
+ * began: back as far as the settings say for a pause that long, never
+ * before the start.
+ */
+static void
+back_after_pause(Bridge *bridge, const BridgeEpisode *episode,
+                 const BridgePlayerStatus *status, gint64 from_ms,
+                 gint64 pause_s)
+{
+	BridgeTracking *t = &bridge->tracking;
+	g_autoptr(GError) error = NULL;
+	guint back = bridge_rewind_seconds(&bridge->config->rewind, pause_s);
+	gint64 to_ms = MAX(from_ms - (gint64)back * 1000, 0);
+
+	/* Moved while paused: the listener chose where it goes on. */
+	if (back == 0 || ABS((gint64)status->elapsed_ms - from_ms) > 1000 ||
+	    (t->unseekable != NULL &&
+	     g_hash_table_contains(t->unseekable, episode->id)))
+		return;
+	/*
+	 * MPD 0.24.4 fails some seeks back in a remote MP3 and leaves the
+	 * song: then it plays again from where it was (put_back()).
+	 */
+	if (!bridge_mpd_seek_ms(bridge->mpd, status->song_id, to_ms, &error)) {
+		g_message("cannot go back in %s: %s", episode->title,
+		          error->message);
+		return;
+	}
+	t->elapsed_ms = to_ms;
+	t->at = now_us();
+	log_back(back, pause_s, episode);
+}
+
+/*
+ * How long the pause MPD plays on after lasted. A machine asleep stops
+ * the monotonic clock and the real one may be set meanwhile, so the
+ * longer of the two counts: a few seconds too many back do no harm.
+ * A pause the tracker did not see begin counts from the last play.
+ */
+static gint64
+pause_seconds(const BridgeTracking *t, const BridgeEpisode *episode, gint64 now)
+{
+	if (t->paused_at == 0)
+		return since_played(episode);
+	return MAX(now - t->paused_at, g_get_real_time() - t->paused_real) /
+	       G_USEC_PER_SEC;
+}
+
 void
 bridge_tracker_on_player(Bridge *bridge)
 {
@@ -375,14 +483,26 @@ bridge_tracker_on_player(Bridge *bridge)
 	BridgeEpisode *episode = NULL;
 	g_autofree char *dropped_id = NULL;
 	guint dropped_song = 0;
+	BridgePlayerState was = t->state;
 	gboolean changed;
 
-	account(bridge, now);
-	if (!bridge_mpd_player_status(bridge->mpd, &status, &error))
+	if (!bridge_mpd_player_status(bridge->mpd, &status, &error)) {
+		account(bridge, now, SAID_NOTHING, 0);
 		return;
+	}
+	/*
+	 * A seek MPD's decoder failed ends the song too, but not where the
+	 * reckoning (from the seek's target) says.
+	 */
 	if (dropped_on_seek(t, &status)) {
 		dropped_id = g_strdup(t->episode_id);
 		dropped_song = t->song_id;
+		account(bridge, now, SAID_NOTHING, 0);
+	} else if (status.song_id == t->song_id &&
+	           status.state != BRIDGE_PLAYER_STOP) {
+		account(bridge, now, SAID_ELAPSED, status.elapsed_ms);
+	} else {
+		account(bridge, now, SAID_ENDED, 0);
 	}
 	g_free(t->player_error);
 	t->player_error = g_strdup(status.error);
@@ -425,6 +545,24 @@ bridge_tracker_on_player(Bridge *bridge)
 			schedule_resume(bridge, episode,
 			                status.elapsed_ms + RESUME_DELAY_MS +
 			                        1000);
+		else
+			back_after_pause(bridge, episode, &status,
+			                 status.elapsed_ms,
+			                 since_played(episode));
+	} else if (was == BRIDGE_PLAYER_PAUSE &&
+	           status.state == BRIDGE_PLAYER_PLAY) {
+		back_after_pause(bridge, episode, &status,
+		                 t->paused_at != 0 ? t->paused_ms
+		                                   : status.elapsed_ms,
+		                 pause_seconds(t, episode, now));
+	}
+	/* The pause MPD is in: when it began, and where. */
+	if (changed || status.state != BRIDGE_PLAYER_PAUSE) {
+		t->paused_at = 0;
+	} else if (was == BRIDGE_PLAYER_PLAY) {
+		t->paused_at = now;
+		t->paused_real = g_get_real_time();
+		t->paused_ms = status.elapsed_ms;
 	}
 	if (episode != NULL && status.state == BRIDGE_PLAYER_PLAY) {
 		if (t->checkpoint == 0)
@@ -442,13 +580,15 @@ bridge_tracker_stop(Bridge *bridge)
 {
 	BridgeTracking *t = &bridge->tracking;
 
-	account(bridge, now_us());
+	/* Saved as far as it got, perhaps, but MPD did not say it ended. */
+	account(bridge, now_us(), SAID_NOTHING, 0);
 	g_clear_handle_id(&t->checkpoint, g_source_remove);
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
 	g_clear_handle_id(&t->resume_check, g_source_remove);
 	g_clear_pointer(&t->episode_id, g_free);
 	g_clear_pointer(&t->player_error, g_free);
 	t->state = BRIDGE_PLAYER_STOP;
+	t->paused_at = 0;
 	/* MPD may come back with other outputs on: choose again. */
 	t->speed_wanted = 0;
 }

@@ -61,11 +61,15 @@ class Site:
 class PlayWorld:
     """@settings: the [bridge] lines of mpd-bridge's config, a dict;
     @extra: more files the site serves, path -> bytes; @mixer: give MPD's
-    null output a software mixer."""
+    null output a software mixer; @groups: the config's other groups,
+    name -> dict of lines; @fatal: what G_DEBUG makes fatal in the daemon
+    ("fatal-criticals" for a test in which it loses MPD, which it warns
+    of)."""
 
     def __init__(self, name, title, episodes, settings, extra=None,
-                 mixer=True):
+                 mixer=True, groups=None, fatal="fatal-warnings"):
         self.root = tempfile.mkdtemp(prefix=f"bridge-{name}-")
+        self.groups = dict(groups or {})
         self.log_variable = f"{name.upper()}_TEST_LOG"
         self.mpd = Mpd(os.path.join(self.root, "mpd"))
         # The null output has no mixer of its own: MPD's software one
@@ -86,7 +90,7 @@ class PlayWorld:
             "XDG_STATE_HOME": os.path.join(self.root, "state"),
             "XDG_CACHE_HOME": os.path.join(self.root, "cache"),
             "MPD_HOST": self.mpd.socket,
-            "G_DEBUG": "fatal-warnings",
+            "G_DEBUG": fatal,
         })
         self.env.pop("MPD_PORT", None)
         self.daemon = None
@@ -100,8 +104,10 @@ class PlayWorld:
         directory = os.path.join(self.root, "config", "mpd-bridge")
         os.makedirs(directory, exist_ok=True)
         with open(os.path.join(directory, "config"), "w") as f:
-            f.write("[bridge]\n" + "".join(
-                f"{key}={value}\n" for key, value in settings.items()))
+            for group, lines in [("bridge", settings),
+                                 *self.groups.items()]:
+                f.write(f"[{group}]\n" + "".join(
+                    f"{key}={value}\n" for key, value in lines.items()))
 
     def url(self, guid):
         return f"{self.site.base}/{guid}.wav"
