@@ -38,6 +38,11 @@ typedef enum {
 	BRIDGE_NEWS_RELAY,
 	/* The relay has all of @episode in its cache file. */
 	BRIDGE_NEWS_RELAY_WHOLE,
+	/*
+	 * The host of @episode came back after failing, or was given up:
+	 * MPD may have waited for it, its elapsed time standing still.
+	 */
+	BRIDGE_NEWS_RELAY_HOST,
 } BridgeNewsKind;
 
 typedef struct {

@@ -146,7 +146,7 @@ became_whole(RelayEntry *entry)
 	g_message("relay: %s is whole in the cache (%" G_GUINT64_FORMAT
 	          " bytes)",
 	          entry->title, bytes_there(entry));
-	bridge_relay_tell_whole(entry);
+	bridge_relay_tell(entry, BRIDGE_NEWS_RELAY_WHOLE);
 }
 
 /* The file has every byte up to where the host's body ended, or
@@ -188,6 +188,7 @@ give_up(RelayEntry *entry, const char *reason)
 	          host, entry->title, bridge_ranges_end_from(entry->ranges, 0),
 	          entry->total, reason);
 	bridge_relay_note_gone(entry, host, reason);
+	bridge_relay_tell(entry, BRIDGE_NEWS_RELAY_HOST);
 	bridge_relay_cache_record(entry, TRUE);
 	bridge_relay_replies_wake(entry);
 }
@@ -367,6 +368,8 @@ on_data(guint64 offset, const guint8 *data, gsize length, gpointer user_data)
 		g_message("relay: %s is back for %s after %u failed tries",
 		          host, entry->title, entry->failures);
 	}
+	if (entry->failures > 0)
+		bridge_relay_tell(entry, BRIDGE_NEWS_RELAY_HOST);
 	entry->failures = 0;
 	entry->failing_since = 0;
 	bridge_relay_cache_record(entry, FALSE);

@@ -162,9 +162,9 @@ bridge_relay_lookup(BridgeRelay *relay, const char *id, RelayEpisode *out);
 void
 bridge_relay_episode_clear(RelayEpisode *episode);
 
-/* The relay's thread: @entry is whole; the daemon's thread is told. */
+/* The relay's thread: the daemon's thread hears @kind of @entry. */
 void
-bridge_relay_tell_whole(RelayEntry *entry);
+bridge_relay_tell(RelayEntry *entry, BridgeNewsKind kind);
 
 /* The relay's thread: @entry's host is given up, for `status`. */
 void

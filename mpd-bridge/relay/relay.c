@@ -156,32 +156,34 @@ bridge_relay_uri(const Bridge *bridge, const BridgeEpisode *episode)
 typedef struct {
 	BridgeRelay *relay;
 	char *id;
-} Whole;
+	BridgeNewsKind kind;
+} News;
 
 static gboolean
-on_whole(gpointer data)
+on_news(gpointer data)
 {
-	Whole *whole = data;
-	Bridge *bridge = whole->relay->bridge;
+	News *news = data;
+	Bridge *bridge = news->relay->bridge;
 	BridgeEpisode *episode =
-	        bridge_store_find_episode(bridge->store, whole->id);
+	        bridge_store_find_episode(bridge->store, news->id);
 
-	if (episode != NULL && strcmp(episode->id, whole->id) == 0)
-		bridge_tell_episode(bridge, BRIDGE_NEWS_RELAY_WHOLE, episode);
-	g_free(whole->id);
-	g_free(whole);
+	if (episode != NULL && strcmp(episode->id, news->id) == 0)
+		bridge_tell_episode(bridge, news->kind, episode);
+	g_free(news->id);
+	g_free(news);
 	return G_SOURCE_REMOVE;
 }
 
 void
-bridge_relay_tell_whole(RelayEntry *entry)
+bridge_relay_tell(RelayEntry *entry, BridgeNewsKind kind)
 {
-	Whole *whole = g_new0(Whole, 1);
+	News *news = g_new0(News, 1);
 
-	whole->relay = entry->relay;
-	whole->id = g_strdup(entry->id);
+	news->relay = entry->relay;
+	news->id = g_strdup(entry->id);
+	news->kind = kind;
 	/* The daemon's loop: its own context, never the relay's. */
-	g_main_context_invoke(NULL, on_whole, whole);
+	g_main_context_invoke(NULL, on_news, news);
 }
 
 void

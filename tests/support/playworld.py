@@ -64,10 +64,11 @@ class PlayWorld:
     null output a software mixer; @groups: the config's other groups,
     name -> dict of lines; @fatal: what G_DEBUG makes fatal in the daemon
     ("fatal-criticals" for a test in which it loses MPD, which it warns
-    of)."""
+    of); @site: a site of the test's own instead (its base, /feed.xml and
+    close()), for which @title, @episodes and @extra are not used."""
 
     def __init__(self, name, title, episodes, settings, extra=None,
-                 mixer=True, groups=None, fatal="fatal-warnings"):
+                 mixer=True, groups=None, fatal="fatal-warnings", site=None):
         self.root = tempfile.mkdtemp(prefix=f"bridge-{name}-")
         self.groups = dict(groups or {})
         self.log_variable = f"{name.upper()}_TEST_LOG"
@@ -82,7 +83,7 @@ class PlayWorld:
                     '\tsync "yes"\n',
                     '\tsync "yes"\n\tmixer_type "software"\n'))
         self.mpd.start()
-        self.site = Site(title, episodes, extra)
+        self.site = site or Site(title, episodes, extra)
         self.feed = self.site.base + "/feed.xml"
         self.env = dict(os.environ)
         self.env.update({

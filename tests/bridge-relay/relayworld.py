@@ -1,0 +1,136 @@
+"""The world of the relay's tests: a private MPD playing in real time, a
+podcast host on loopback that misbehaves on purpose (faulty.py) serving
+a feed of silent MP3 episodes, and mpd-bridge's daemon, whose relay
+stands between them.
+
+A probe asks MPD for its status ten times a second from a thread of its
+own, as a client would, and keeps how long each answer took and what
+MPD played: MPD must answer throughout, whatever the host does, and an
+episode must play to its end before the next song starts.
+"""
+import os
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "support"))
+import faulty  # noqa: E402
+import media  # noqa: E402
+from mpdtest import wait_until  # noqa: E402
+from playworld import PlayWorld, check  # noqa: E402
+
+BYTES_A_SECOND = 4000  # media.silent_mp3's 32 kbit/s
+
+
+def feed(title, base, episodes):
+    items = "".join(
+        f'<item><guid isPermaLink="false">{guid}</guid><title>{name}'
+        f"</title><pubDate>Sun, {k + 1:02d} Sep 2024 10:00:00 +0000"
+        f'</pubDate><enclosure url="{base}/{guid}.mp3" type="audio/mpeg" '
+        f'length="1"/></item>'
+        for k, (guid, name) in enumerate(episodes))
+    return ('<?xml version="1.0" encoding="UTF-8"?><rss version="2.0">'
+            f"<channel><title>{title}</title><link>http://x.invalid/"
+            f"</link><description>d</description>{items}</channel>"
+            "</rss>").encode()
+
+
+class Site:
+    """A faulty host with a feed of @episodes: (guid, title, bytes,
+    faults) each, served at /GUID.mp3."""
+
+    def __init__(self, title, episodes):
+        self.host = faulty.Host()
+        self.base = self.host.base
+        for guid, _, data, faults in episodes:
+            self.host.add(f"/{guid}.mp3", data, **faults)
+        self.host.add("/feed.xml", feed(
+            title, self.base, [(g, t) for g, t, _, _ in episodes]))
+
+    def close(self):
+        self.host.close()
+
+
+class Probe:
+    """Asks MPD for its status every @step seconds until stopped."""
+
+    def __init__(self, mpd, step=0.1):
+        self.mpd = mpd
+        self.step = step
+        self.samples = []  # (monotonic time, latency, status dict)
+        self.errors = []
+        self.running = True
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while self.running:
+            start = time.monotonic()
+            try:
+                status = self.mpd.status()
+            except (OSError, RuntimeError) as e:
+                self.errors.append(str(e))
+                status = {}
+            self.samples.append((start, time.monotonic() - start, status))
+            time.sleep(self.step)
+
+    def stop(self):
+        self.running = False
+        self.thread.join(15)
+        return self
+
+    def slowest(self):
+        return max((latency for _, latency, _ in self.samples), default=0)
+
+    def check_answers(self, limit=0.5):
+        check(not self.errors, f"MPD did not answer: {self.errors[:3]}")
+        check(self.slowest() <= limit,
+              f"MPD took {self.slowest():.2f} s to answer status")
+
+    def last_elapsed(self, songid):
+        """The last elapsed MPD gave while song @songid was current."""
+        values = [float(s.get("elapsed", 0)) for _, _, s in self.samples
+                  if s.get("songid") == songid]
+        return max(values, default=0.0)
+
+
+class RelayWorld(PlayWorld):
+    def __init__(self, name, episodes, settings=None):
+        site = Site("Relay Show", episodes)
+        self.host = site.host
+        config = {"relay_give_up": 6}
+        config.update(settings or {})
+        super().__init__(name, "Relay Show", [], config, mixer=False,
+                         fatal="fatal-criticals", site=site)
+
+    def url(self, guid):
+        return self.host.url(f"/{guid}.mp3")
+
+    def log_of(self, guid):
+        return self.host.log_of(f"/{guid}.mp3")
+
+    def queue(self, *guids):
+        """Clears MPD's queue and queues @guids through the daemon, so
+        that MPD streams them from the relay; their song ids."""
+        self.mpd.command("clear")
+        for guid in guids:
+            self.ok("queue", guid)
+        songs = self.mpd.command("playlistinfo")
+        files = [line.split(": ", 1)[1] for line in songs
+                 if line.startswith("file: ")]
+        check(len(files) == len(guids) and all(
+            f.startswith("http://127.0.0.1:") and "/episode/" in f
+            for f in files), f"MPD streams {files}, not from the relay")
+        return [line.split(": ", 1)[1] for line in songs
+                if line.startswith("Id: ")]
+
+    def play_until(self, songid, elapsed, timeout):
+        self.mpd.command("play 0")
+        wait_until(lambda: self.mpd.status().get("songid") == songid and
+                   float(self.mpd.status().get("elapsed", 0)) >= elapsed,
+                   timeout, f"MPD to play song {songid} to {elapsed} s")
+
+
+def silent(seconds):
+    return media.silent_mp3(seconds)
