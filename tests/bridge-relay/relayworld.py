@@ -21,15 +21,16 @@ from mpdtest import wait_until  # noqa: E402
 from playworld import PlayWorld, check  # noqa: E402
 
 BYTES_A_SECOND = 4000  # media.silent_mp3's 32 kbit/s
+TYPES = {"mp3": "audio/mpeg", "wav": "audio/wav"}
 
 
 def feed(title, base, episodes):
     items = "".join(
         f'<item><guid isPermaLink="false">{guid}</guid><title>{name}'
         f"</title><pubDate>Sun, {k + 1:02d} Sep 2024 10:00:00 +0000"
-        f'</pubDate><enclosure url="{base}/{guid}.mp3" type="audio/mpeg" '
-        f'length="1"/></item>'
-        for k, (guid, name) in enumerate(episodes))
+        f'</pubDate><enclosure url="{base}/{guid}.{kind}" '
+        f'type="{TYPES[kind]}" length="1"/></item>'
+        for k, (guid, name, kind) in enumerate(episodes))
     return ('<?xml version="1.0" encoding="UTF-8"?><rss version="2.0">'
             f"<channel><title>{title}</title><link>http://x.invalid/"
             f"</link><description>d</description>{items}</channel>"
@@ -38,15 +39,18 @@ def feed(title, base, episodes):
 
 class Site:
     """A faulty host with a feed of @episodes: (guid, title, bytes,
-    faults) each, served at /GUID.mp3."""
+    faults) each, served at /GUID.mp3, or /GUID.wav for a WAV."""
 
     def __init__(self, title, episodes):
         self.host = faulty.Host()
         self.base = self.host.base
+        self.kinds = {}
         for guid, _, data, faults in episodes:
-            self.host.add(f"/{guid}.mp3", data, **faults)
+            self.kinds[guid] = "wav" if data[:4] == b"RIFF" else "mp3"
+            self.host.add(f"/{guid}.{self.kinds[guid]}", data, **faults)
         self.host.add("/feed.xml", feed(
-            title, self.base, [(g, t) for g, t, _, _ in episodes]))
+            title, self.base,
+            [(g, t, self.kinds[g]) for g, t, _, _ in episodes]))
 
     def close(self):
         self.host.close()
@@ -99,16 +103,20 @@ class RelayWorld(PlayWorld):
     def __init__(self, name, episodes, settings=None):
         site = Site("Relay Show", episodes)
         self.host = site.host
+        self.kinds = site.kinds
         config = {"relay_give_up": 6}
         config.update(settings or {})
         super().__init__(name, "Relay Show", [], config, mixer=False,
                          fatal="fatal-criticals", site=site)
 
+    def path(self, guid):
+        return f"/{guid}.{self.kinds[guid]}"
+
     def url(self, guid):
-        return self.host.url(f"/{guid}.mp3")
+        return self.host.url(self.path(guid))
 
     def log_of(self, guid):
-        return self.host.log_of(f"/{guid}.mp3")
+        return self.host.log_of(self.path(guid))
 
     def queue(self, *guids):
         """Clears MPD's queue and queues @guids through the daemon, so
