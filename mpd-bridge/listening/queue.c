@@ -27,6 +27,8 @@ struct BridgeQueueTitles {
 	                          episode, as of changes number
 	                          strangers_changes; NULL when none */
 	guint64 strangers_changes;
+	guint follow; /* source of a due swap of songs a client
+	                 added to the relay's URLs; 0: none */
 };
 
 static BridgeQueueTitles *
@@ -147,6 +149,20 @@ needs_tags(BridgeQueueTitles *q, const BridgeQueueSong *song,
 	return times + 1;
 }
 
+/* How long a song a client added keeps its host's URL. */
+#define FOLLOW_DELAY_MS 300
+
+static gboolean
+on_follow(gpointer data)
+{
+	Bridge *bridge = data;
+
+	titles_of(bridge)->follow = 0;
+	bridge_queue_follow_files(bridge);
+	bridge_queue_move_playing(bridge, TRUE);
+	return G_SOURCE_REMOVE;
+}
+
 void
 bridge_queue_on_change(Bridge *bridge)
 {
@@ -228,10 +244,12 @@ bridge_queue_on_change(Bridge *bridge)
 		g_debug("titled %u episodes in MPD's queue", retag.ids->len);
 out:
 	retag_clear(&retag);
-	if (follow) {
-		bridge_queue_follow_files(bridge);
-		bridge_queue_move_playing(bridge, TRUE);
-	}
+	/*
+	 * A moment later: a client that adds a song and plays it by its id
+	 * (addid, then playid) finds it, and what it then plays is moved.
+	 */
+	if (follow && q->follow == 0)
+		q->follow = g_timeout_add(FOLLOW_DELAY_MS, on_follow, bridge);
 }
 
 void
@@ -249,6 +267,7 @@ bridge_queue_clear(Bridge *bridge)
 {
 	if (bridge->queue_titles == NULL)
 		return;
+	g_clear_handle_id(&bridge->queue_titles->follow, g_source_remove);
 	bridge_queue_reset(bridge);
 	g_clear_pointer(&bridge->queue_titles->strangers, g_hash_table_unref);
 	g_clear_pointer(&bridge->queue_titles, g_free);
@@ -340,11 +359,10 @@ bridge_queue_move_playing(Bridge *bridge, gboolean just_started)
 	if (strcmp(uri, status.uri) == 0 || !is_ours(status.uri, uri))
 		return;
 	bridge_episode_tags(bridge, episode, &tags, &date, &track);
-	if (bridge_mpd_swap_current(bridge->mpd, status.song_id, status.pos,
-	                            uri, is_stream(uri) ? &tags : NULL,
-	                            status.elapsed_ms,
-	                            status.state == BRIDGE_PLAYER_PAUSE,
-	                            &error) == 0)
+	if (bridge_mpd_swap_current(
+	            bridge->mpd, status.song_id, status.pos, uri,
+	            is_stream(uri) ? &tags : NULL, status.elapsed_ms,
+	            status.state == BRIDGE_PLAYER_PAUSE, &error) == 0)
 		g_message("cannot move %s to %s: %s", episode->title, uri,
 		          error->message);
 	else

@@ -202,12 +202,30 @@ pump(RelayReply *reply)
 	}
 }
 
-/* The range asked for in a file of @size bytes; FALSE when none is. */
+/* bytes=-N: the last N bytes, all of a file shorter than that. */
+static gboolean
+is_suffix(const char *range)
+{
+	const char *p = strchr(range, '=');
+
+	if (p == NULL)
+		return FALSE;
+	for (p++; *p == ' ' || *p == '\t'; p++)
+		;
+	return *p == '-';
+}
+
+/*
+ * The range asked for in a file of @size bytes; FALSE when none is. A
+ * start past any file's end (libsoup reads one past 2^63 as negative)
+ * comes back as past @size: not satisfiable.
+ */
 static gboolean
 asked_range(SoupServerMessage *msg, guint64 size, guint64 *start, guint64 *end)
 {
 	SoupMessageHeaders *request =
 	        soup_server_message_get_request_headers(msg);
+	const char *header = soup_message_headers_get_one(request, "Range");
 	SoupRange *ranges = NULL;
 	int n = 0;
 	gboolean one;
@@ -218,7 +236,10 @@ asked_range(SoupServerMessage *msg, guint64 size, guint64 *start, guint64 *end)
 	/* Several ranges get the whole file, as HTTP allows. */
 	one = n == 1;
 	if (one) {
-		*start = ranges[0].start < 0 ? 0 : (guint64)ranges[0].start;
+		if (ranges[0].start >= 0)
+			*start = (guint64)ranges[0].start;
+		else
+			*start = is_suffix(header) ? 0 : G_MAXUINT64;
 		*end = ranges[0].end < 0 || (guint64)ranges[0].end >= size
 		               ? size
 		               : (guint64)ranges[0].end + 1;

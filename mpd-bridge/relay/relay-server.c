@@ -17,20 +17,36 @@
 /* How often the two above are looked at, in milliseconds. */
 #define SWEEP_MS 5000
 
-/* One connection MPD's side opened. */
+/*
+ * One connection MPD's side opened, as long as libsoup holds it: a weak
+ * reference says when libsoup let go of it.
+ */
 typedef struct {
-	GSocketConnection *connection; /* a reference */
+	BridgeRelay *relay;
+	GSocketConnection *connection; /* weak */
+	GSocket *socket;               /* its socket, the table's key */
 	gint64 since;                  /* monotonic µs of the last request's
 	                                  end, or of the accept */
 	guint requests;                /* under way on it */
 } RelayConnection;
 
 static void
+on_connection_gone(gpointer data, GObject *where_it_was)
+{
+	RelayConnection *c = data;
+
+	c->connection = NULL;
+	g_hash_table_remove(c->relay->sockets, c->socket);
+}
+
+static void
 connection_free(gpointer data)
 {
 	RelayConnection *c = data;
 
-	g_object_unref(c->connection);
+	if (c->connection != NULL)
+		g_object_weak_unref(G_OBJECT(c->connection), on_connection_gone,
+		                    c);
 	g_free(c);
 }
 
@@ -87,9 +103,12 @@ on_incoming(GSocketService *service, GSocketConnection *connection,
 		return TRUE;
 	}
 	c = g_new0(RelayConnection, 1);
-	c->connection = g_object_ref(connection);
+	c->relay = relay;
+	c->connection = connection;
+	c->socket = socket_of(connection);
 	c->since = g_get_monotonic_time();
-	g_hash_table_insert(relay->sockets, socket_of(connection), c);
+	g_object_weak_ref(G_OBJECT(connection), on_connection_gone, c);
+	g_hash_table_insert(relay->sockets, c->socket, c);
 	return TRUE;
 }
 
@@ -123,9 +142,9 @@ on_request_ended(SoupServer *server, SoupServerMessage *msg, gpointer data)
 }
 
 /*
- * Connections that were closed are forgotten; those that ask nothing
- * (an idle keep-alive, or a peer that never sends a request) are closed.
- * Entries no reply needed for a while stop fetching and go.
+ * Connections that ask nothing (an idle keep-alive, or a peer that never
+ * sends a request) are closed. Entries no reply needed for a while stop
+ * fetching and go.
  */
 static gboolean
 on_sweep(gpointer data)
@@ -139,11 +158,6 @@ on_sweep(gpointer data)
 	while (g_hash_table_iter_next(&iter, &key, &value)) {
 		RelayConnection *c = value;
 
-		if (g_io_stream_is_closed(G_IO_STREAM(c->connection)) ||
-		    !g_socket_is_connected(key)) {
-			g_hash_table_iter_remove(&iter);
-			continue;
-		}
 		if (c->requests == 0 && now - c->since > IDLE_CONNECTION_US)
 			bridge_relay_hang_up(key);
 	}

@@ -113,7 +113,8 @@ class Media:
 
 class World(bridgeworld.World):
     def __init__(self):
-        super().__init__()
+        # Songs are added by the hosts' URLs and played by id.
+        super().__init__(relay=False)
         self.media = Media()
 
     def close(self):

@@ -153,6 +153,11 @@ class World:
         self.env.pop("MPD_PORT", None)
         self.env.pop("G_MESSAGES_DEBUG", None)
         os.makedirs(os.path.join(self.root, "config", "mpd-bridge"))
+        # Songs are added by the hosts' URLs and played by id, and the
+        # playlists are compared with those URLs: without the relay.
+        with open(os.path.join(self.root, "config", "mpd-bridge",
+                               "config"), "w") as f:
+            f.write("[bridge]\nrelay=no\n")
         self.daemon = None
         self.daemon_log = os.path.join(self.root, "daemon.log")
 

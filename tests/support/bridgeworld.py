@@ -19,7 +19,12 @@ SERVER = os.environ.get("FEED_TEST_SERVER")
 
 
 class World:
-    def __init__(self):
+    """@relay: MPD streams episodes through the daemon's relay, as by
+    default. A test of another concern that adds the hosts' URLs to MPD
+    and then plays or seeks them by id turns it off: the relay swaps such
+    songs for its own, with new ids."""
+
+    def __init__(self, relay=True):
         self.root = tempfile.mkdtemp(prefix="bridge-test-")
         self.mpd = Mpd(os.path.join(self.root, "mpd"))
         self.mpd.start()
@@ -36,7 +41,8 @@ class World:
         config_dir = os.path.join(self.root, "config", "mpd-bridge")
         os.makedirs(config_dir)
         with open(os.path.join(config_dir, "config"), "w") as f:
-            f.write(f"[bridge]\nmusic_directory={self.music}\n")
+            f.write(f"[bridge]\nmusic_directory={self.music}\n"
+                    f"relay={'auto' if relay else 'no'}\n")
         self.server = subprocess.Popen(
             ["/usr/bin/python3", SERVER], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, text=True)

@@ -113,6 +113,13 @@ class PlayWorld:
     def url(self, guid):
         return f"{self.site.base}/{guid}.wav"
 
+    def names(self, uri, guid):
+        """Whether MPD's @uri is episode @guid: its host's URL, or the
+        relay's, which names the episode's id."""
+        return uri == self.url(guid) or (
+            uri.startswith("http://127.0.0.1:") and
+            f"/episode/{self.episode(guid)['id']}." in uri)
+
     def bridge(self, *args):
         return subprocess.run([BRIDGE, *args], capture_output=True,
                               text=True, env=self.env, timeout=60)
