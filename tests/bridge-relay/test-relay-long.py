@@ -117,8 +117,11 @@ def t_resume(w):
     asked = len(w.log_of("long"))
     w.mpd.command("play 0")
     wait_until(lambda: elapsed(w) >= 5410, 10, "the resume")
+    # MPD may read on from the start before the resume's seek: only the
+    # bytes around the resume are known to be in the cache.
     news = [r.range for r in w.log_of("long")[asked:]]
-    check(all(start_of_text(r) >= byte_of(5440) for r in news),
+    check(not any(byte_of(5390) <= start_of_text(r) < byte_of(5440)
+                  for r in news),
           f"the host was asked for what the cache has: {news}")
 
 
