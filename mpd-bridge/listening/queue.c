@@ -159,7 +159,9 @@ on_follow(gpointer data)
 
 	titles_of(bridge)->follow = 0;
 	bridge_queue_follow_files(bridge);
-	bridge_queue_move_playing(bridge, TRUE);
+	/* A resume that is due moves it where it seeks to. */
+	if (bridge->tracking.resume_timer == 0)
+		bridge_queue_move_playing(bridge, TRUE);
 	return G_SOURCE_REMOVE;
 }
 
@@ -334,39 +336,68 @@ bridge_queue_retitle(Bridge *bridge, guint song_id)
 /* Starts that soon are moved without a jump a listener would hear. */
 #define JUST_STARTED_MS 1500
 
-void
-bridge_queue_move_playing(Bridge *bridge, gboolean just_started)
+/*
+ * The song that @status says MPD plays or holds paused, moved to where
+ * bridge_downloads_uri() says its episode plays from, at @ms; its new
+ * id, or 0 when it is not an episode, or plays from there already.
+ */
+static guint
+move(Bridge *bridge, const BridgePlayerStatus *status, gint64 ms)
 {
-	g_auto(BridgePlayerStatus) status = { 0 };
 	g_autoptr(GError) error = NULL;
 	g_autofree char *uri = NULL;
 	g_autofree char *date = NULL;
 	g_autofree char *track = NULL;
 	const BridgeEpisode *episode;
 	BridgeTags tags;
+	guint id;
 
-	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd) ||
-	    !bridge_mpd_player_status(bridge->mpd, &status, &error) ||
-	    status.state == BRIDGE_PLAYER_STOP || status.uri == NULL ||
-	    !is_stream(status.uri) ||
-	    (just_started && (status.state != BRIDGE_PLAYER_PLAY ||
-	                      status.elapsed_ms > JUST_STARTED_MS)))
-		return;
-	episode = bridge_identity_find_by_url(bridge, status.uri);
+	if (status->state == BRIDGE_PLAYER_STOP || status->uri == NULL ||
+	    !is_stream(status->uri))
+		return 0;
+	episode = bridge_identity_find_by_url(bridge, status->uri);
 	if (episode == NULL)
-		return;
+		return 0;
 	uri = bridge_downloads_uri(bridge, episode);
-	if (strcmp(uri, status.uri) == 0 || !is_ours(status.uri, uri))
-		return;
+	if (strcmp(uri, status->uri) == 0 || !is_ours(status->uri, uri))
+		return 0;
 	bridge_episode_tags(bridge, episode, &tags, &date, &track);
-	if (bridge_mpd_swap_current(
-	            bridge->mpd, status.song_id, status.pos, uri,
-	            is_stream(uri) ? &tags : NULL, status.elapsed_ms,
-	            status.state == BRIDGE_PLAYER_PAUSE, &error) == 0)
+	id = bridge_mpd_swap_current(bridge->mpd, status->song_id, status->pos,
+	                             uri, is_stream(uri) ? &tags : NULL, ms,
+	                             status->state == BRIDGE_PLAYER_PAUSE,
+	                             &error);
+	if (id == 0)
 		g_message("cannot move %s to %s: %s", episode->title, uri,
 		          error->message);
 	else
 		g_message("%s now plays from %s", episode->title, uri);
+	return id;
+}
+
+guint
+bridge_queue_move_playing_at(Bridge *bridge, gint64 ms)
+{
+	g_auto(BridgePlayerStatus) status = { 0 };
+	g_autoptr(GError) error = NULL;
+
+	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd) ||
+	    !bridge_mpd_player_status(bridge->mpd, &status, &error))
+		return 0;
+	return move(bridge, &status, ms);
+}
+
+void
+bridge_queue_move_playing(Bridge *bridge, gboolean just_started)
+{
+	g_auto(BridgePlayerStatus) status = { 0 };
+	g_autoptr(GError) error = NULL;
+
+	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd) ||
+	    !bridge_mpd_player_status(bridge->mpd, &status, &error) ||
+	    (just_started && (status.state != BRIDGE_PLAYER_PLAY ||
+	                      status.elapsed_ms > JUST_STARTED_MS)))
+		return;
+	move(bridge, &status, status.elapsed_ms);
 }
 
 void

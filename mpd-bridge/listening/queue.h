@@ -49,6 +49,13 @@ void
 bridge_queue_move_playing(Bridge *bridge, gboolean just_started);
 
 /*
+ * The same, at @ms into it, whenever it started; the song's new id, or 0
+ * when it was not moved.
+ */
+guint
+bridge_queue_move_playing_at(Bridge *bridge, gint64 ms);
+
+/*
  * Titles MPD's song @song_id again when it is a stream that plays an
  * episode: with its chapter, or without once that is over.
  */

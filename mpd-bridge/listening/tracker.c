@@ -21,6 +21,7 @@
 
 #include "core/identity.h"
 #include "core/rewind.h"
+#include "listening/queue.h"
 #include "playlists/lists.h"
 
 #include <string.h>
@@ -292,13 +293,25 @@ resume(Bridge *bridge, const BridgeEpisode *episode, guint song_id)
 	guint back = bridge_rewind_seconds(&bridge->config->rewind, pause_s);
 	guint to = (guint)MAX(episode->position - RESUME_BEFORE - back, 0);
 	ResumeCheck *check;
+	guint moved;
 
 	/*
-	 * A refused seek may cost the song too: with "Decoder failed to
-	 * seek" MPD drops it and plays the next, and the tracker then plays
-	 * it again (and counts the failure then).
+	 * A song a client queued by its host's URL moves to the relay's
+	 * right there: one new start instead of two.
 	 */
-	if (!bridge_mpd_seek(bridge->mpd, song_id, to, &error)) {
+	moved = bridge_queue_move_playing_at(bridge, (gint64)to * 1000);
+	if (moved != 0) {
+		song_id = moved;
+		t->elapsed_ms = (gint64)to * 1000;
+		t->at = now_us();
+		if (back > 0)
+			log_back(back, pause_s, episode);
+	} else if (!bridge_mpd_seek(bridge->mpd, song_id, to, &error)) {
+		/*
+		 * A refused seek may cost the song too: with "Decoder failed
+		 * to seek" MPD drops it and plays the next, and the tracker
+		 * then plays it again (and counts the failure then).
+		 */
 		if (!may_try_again(bridge, error->message))
 			mark_unseekable(bridge, episode->id, episode->title,
 			                error->message);

@@ -172,8 +172,13 @@ go_on(RelayEntry *entry)
 	start_fetch(entry, next);
 }
 
+/*
+ * The host of @entry is given up for now: MPD gets the end of what it
+ * streams (relay-reply.c). @status is the host's HTTP status, which MPD
+ * gets when nothing came before it; 0: none.
+ */
 static void
-give_up(RelayEntry *entry, const char *reason)
+give_up(RelayEntry *entry, guint status, const char *reason)
 {
 	g_autofree char *host = host_of(entry->url);
 
@@ -182,11 +187,19 @@ give_up(RelayEntry *entry, const char *reason)
 	g_free(entry->gone);
 	entry->gone = g_strdup(reason);
 	entry->gone_at = g_get_monotonic_time();
-	g_warning("relay: %s gave up %s at byte %" G_GUINT64_FORMAT
-	          " of %" G_GUINT64_FORMAT ": %s; MPD plays what came, and "
-	          "the episode stays where it was",
-	          host, entry->title, bridge_ranges_end_from(entry->ranges, 0),
-	          entry->total, reason);
+	entry->gone_status = status;
+	/* Nothing came: MPD gets the host's answer and skips, as without
+	 * the relay. Mid-way, an episode MPD was playing ends early. */
+	if (entry->head_known)
+		g_warning("relay: %s gave up %s at byte %" G_GUINT64_FORMAT
+		          " of %" G_GUINT64_FORMAT ": %s; MPD plays what came, "
+		          "and the episode stays where it was",
+		          host, entry->title,
+		          bridge_ranges_end_from(entry->ranges, 0),
+		          entry->total, reason);
+	else
+		g_message("relay: %s gave up %s before its first byte: %s",
+		          host, entry->title, reason);
 	bridge_relay_note_gone(entry, host, reason);
 	bridge_relay_tell(entry, BRIDGE_NEWS_RELAY_HOST);
 	bridge_relay_cache_record(entry, TRUE);
@@ -243,12 +256,12 @@ failed(RelayEntry *entry, guint status, const GError *error)
 	    g_error_matches(error, FEED_ERROR, FEED_ERROR_GONE)) {
 		reason = g_strdup_printf("HTTP %u, the file is gone",
 		                         status != 0 ? status : 410);
-		give_up(entry, reason);
+		give_up(entry, status != 0 ? status : 410, reason);
 		return;
 	}
 	if (g_error_matches(error, FEED_ERROR, FEED_ERROR_TOO_LARGE) ||
 	    g_error_matches(error, FEED_ERROR, FEED_ERROR_IO)) {
-		give_up(entry, error->message);
+		give_up(entry, 0, error->message);
 		return;
 	}
 	if (status == 416) {
@@ -272,7 +285,7 @@ failed(RelayEntry *entry, guint status, const GError *error)
 	    (gint64)give_up_after * G_USEC_PER_SEC) {
 		reason = g_strdup_printf("failing for %u s: %s", give_up_after,
 		                         error->message);
-		give_up(entry, reason);
+		give_up(entry, status, reason);
 		return;
 	}
 	/* No reply needs it: the next request starts it again. */
@@ -406,7 +419,7 @@ on_done(const FeedStreamHead *head, const GError *error, gpointer data)
 		go_on(entry);
 	} else if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
 		/* A write to the file failed; it said why. */
-		give_up(entry, "the cache file cannot be written");
+		give_up(entry, 0, "the cache file cannot be written");
 	} else {
 		failed(entry, status, error);
 	}

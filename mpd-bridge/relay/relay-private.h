@@ -113,6 +113,7 @@ struct RelayEntry {
 	char *gone;           /* why the host is given up; NULL while it
 	                         is not */
 	gint64 gone_at;       /* monotonic µs it was given up */
+	guint gone_status;    /* the host's HTTP status then; 0: none */
 	guint64 recorded;     /* bytes in the file at the last record */
 	guint64 synced;       /* bytes in the file at the last fdatasync */
 	GList *replies;       /* RelayReply under way, newest first */

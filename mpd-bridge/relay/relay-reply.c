@@ -266,7 +266,13 @@ answer(RelayReply *reply)
 		        "the host of %s is given up: %s\n", entry->title,
 		        entry->gone != NULL ? entry->gone : "no answer");
 
-		finish_with(msg, SOUP_STATUS_BAD_GATEWAY, text);
+		/* The host's own answer, as MPD would have had it. */
+		finish_with(msg,
+		            entry->gone_status >= 400 &&
+		                            entry->gone_status < 600
+		                    ? entry->gone_status
+		                    : SOUP_STATUS_BAD_GATEWAY,
+		            text);
 		soup_server_message_unpause(msg);
 		return;
 	}

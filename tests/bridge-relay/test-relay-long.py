@@ -154,6 +154,20 @@ def t_pause(w):
           "MPD did not play on from where it was paused")
 
 
+def t_memory(w):
+    """Memory stays flat: after 173 MB went through the relay and into its
+    cache, the daemon's peak is a few MB"""
+    if os.environ.get("BRIDGE_SANITIZE", "none") != "none":
+        print("# not measured under a sanitizer, whose allocator keeps "
+              "what was freed")
+        return
+    with open(f"/proc/{w.daemon.pid}/status") as f:
+        fields = dict(line.split(":", 1) for line in f)
+    peak_kb = int(fields["VmHWM"].split()[0])
+    print(f"# the daemon's peak: {peak_kb / 1024:.1f} MB")
+    check(peak_kb < 48 * 1024, f"the daemon's peak is {peak_kb} kB")
+
+
 def t_stop(w):
     """The daemon stops while MPD streams what the cache cannot finish:
     the episode moves to the host's URL where it was, and plays on"""
@@ -179,7 +193,7 @@ def main():
                  {"rate": 2_000_000, "stall_at": MIDDLE, "stall_seconds": 1,
                   "stall_then": "cut", "stalls": 1})]
     return run_tap([t_cut_in_the_middle, t_seek_back, t_seek_beyond,
-                    t_resume, t_pause, t_stop],
+                    t_resume, t_pause, t_memory, t_stop],
                    lambda: RelayWorld("relay-long", episodes))
 
 

@@ -38,6 +38,8 @@ EPISODES = [
     ("down", "Down for good", silent(20),
      {"rate": RATE, "cut_after_seconds": 2.0, "cuts": 1,
       "refuse_seconds": 3600, "refuse": 503}),
+    # Fetched whole by the relay, then downloaded.
+    ("keep", "Kept on disk", silent(6), {}),
     # Cut once, and a longer file from then on.
     ("changed", "Changed under us", silent(20),
      {"rate": RATE, "cut_after_seconds": 1.5, "cuts": 1, "change_after": 1,
@@ -162,9 +164,34 @@ def t_stop(w):
     check("; relay on 127.0.0.1:" in w.ok("status"), w.ok("status"))
 
 
+def t_whole_to_download(w):
+    """An episode the relay fetched whole becomes its download without
+    asking the host again"""
+    music = os.path.join(w.mpd.root, "music")
+    w.stop_daemon()
+    w.configure(relay_give_up=6, music_directory=music)
+    w.start_daemon()
+    ids = w.queue("keep")
+    w.mpd.command("play 0")
+    wait_until(lambda: "Kept on disk is whole in the cache" in w.log(), 20,
+               "the relay to have it whole")
+    w.mpd.command("stop")
+    asked = len(w.log_of("keep"))
+    w.ok("download", "keep")
+    folder = os.path.join(music, "podcasts", "Relay Show")
+    wait_until(lambda: os.path.isdir(folder) and [
+        n for n in os.listdir(folder) if n.endswith(".mp3") and
+        not n.startswith(".")], 20, "the file")
+    check(len(w.log_of("keep")) == asked,
+          f"the host was asked again: {w.log_of('keep')[asked:]}")
+    check("downloading Kept on disk from the relay's cache" in w.log(),
+          "the log does not say where it came from")
+    check(ids, "nothing was queued")
+
+
 def main():
     return run_tap([t_relay_urls, t_cuts, t_no_ranges, t_gone, t_down,
-                    t_changed, t_stop],
+                    t_changed, t_stop, t_whole_to_download],
                    lambda: RelayWorld("relay", EPISODES))
 
 

@@ -63,7 +63,9 @@ class World:
         os.makedirs(os.path.join(root, "config", "mpd-bridge"))
         with open(os.path.join(root, "config", "mpd-bridge", "config"),
                   "w") as f:
-            f.write(f"[bridge]\n{config}")
+            # The entries are compared with the hosts' URLs: without
+            # the relay (test-ncmpcpp shows titles through it).
+            f.write(f"[bridge]\nrelay=no\n{config}")
         self.state = os.path.join(root, "state", "mpd-bridge", "state")
         self.daemon = titles.Daemon(root, self.env)
 

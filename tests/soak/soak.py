@@ -513,7 +513,10 @@ class Soak:
         self.music = os.path.join(root, "mpd", "music")
         with open(os.path.join(root, "config", "mpd-bridge", "config"),
                   "w") as f:
-            f.write("[bridge]\nmusic_directory=%s\n" % self.music)
+            # Playlists are checked against the feeds' URLs: without
+            # the relay, which would name its own.
+            f.write("[bridge]\nmusic_directory=%s\nrelay=no\n" %
+                    self.music)
         self.player = Client(self.mpd, args.timeout)
         self.events = collections.Counter()
         self.cycle_times = []
