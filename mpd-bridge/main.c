@@ -257,8 +257,8 @@ on_news(Bridge *bridge, const BridgeNews *news)
 	case BRIDGE_NEWS_RELAY_HOST:
 		/* Where MPD really is, not where time says it would be. */
 		if (bridge->tracking.episode_id != NULL &&
-		    g_strcmp0(bridge->tracking.episode_id,
-		              news->episode->id) == 0)
+		    g_strcmp0(bridge->tracking.episode_id, news->episode->id) ==
+		            0)
 			bridge_tracker_on_player(bridge);
 		break;
 	}

@@ -217,8 +217,8 @@ read_relay(BridgeRelaySettings *relay, GKeyFile *file, GError **error)
 	g_autofree char *mode = NULL;
 
 	if (!read_string(file, GROUP_BRIDGE, "relay", &mode, error) ||
-	    !read_uint(file, GROUP_BRIDGE, "relay_port", 0, 65535,
-	               &relay->port, error) ||
+	    !read_uint(file, GROUP_BRIDGE, "relay_port", 0, 65535, &relay->port,
+	               error) ||
 	    !read_uint(file, GROUP_BRIDGE, "relay_give_up", 1, 24 * 3600,
 	               &relay->give_up, error))
 		return FALSE;

@@ -6,8 +6,8 @@
  */
 #include "downloads/downloads-private.h"
 
-#include "core/episode-tags.h"
 #include "core/download-files.h"
+#include "core/episode-tags.h"
 #include "downloads/tags.h"
 #include "relay/relay.h"
 
@@ -359,8 +359,7 @@ on_copied(GObject *source, GAsyncResult *result, gpointer data)
  * GIO's thread). FALSE when it has no whole file.
  */
 static gboolean
-take_from_relay(Bridge *bridge, const BridgeEpisode *episode,
-                Pending *pending)
+take_from_relay(Bridge *bridge, const BridgeEpisode *episode, Pending *pending)
 {
 	BridgeTransfer *transfer = pending->transfer;
 	g_autofree char *cached = NULL;

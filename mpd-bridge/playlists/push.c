@@ -118,8 +118,8 @@ push(Bridge *bridge, const char *name, GPtrArray *episodes)
 	}
 	uris = g_ptr_array_new_full(episodes->len, g_free);
 	for (guint i = 0; i < episodes->len; i++)
-		g_ptr_array_add(uris, bridge_downloads_uri(
-		                              bridge, episodes->pdata[i]));
+		g_ptr_array_add(
+		        uris, bridge_downloads_uri(bridge, episodes->pdata[i]));
 	if (!bridge_mpd_replace_playlist(bridge->mpd, name,
 	                                 (const char *const *)uris->pdata,
 	                                 uris->len, &error)) {
