@@ -417,9 +417,12 @@ def box_play(w, name, seek):
     song = queue_only(w, name)
     w.mpd.command("play")
 
+    # The relay takes the song's place (a new id) as it starts: the one
+    # song of the queue is the episode, whatever its id.
     def playing():
         s = w.mpd.status()
-        return s.get("state") == "play" and s.get("songid") == song and \
+        return s.get("state") == "play" and song and \
+            s.get("playlistlength") == "1" and \
             float(s.get("elapsed", "0")) >= 0.5
     wait_until(playing, 15, f"MPD to play {name}")
     if resumes:
@@ -480,13 +483,14 @@ def wait_box_action(w, name, position, what, timeout=PUSH_DELAY + 8,
 
 
 def resume_trace(w, song, low, seconds=3.0):
-    """MPD's (time since now, elapsed) for @song until elapsed reaches
+    """MPD's (time since now, elapsed) for @song, the queue's one song
+    (the relay takes its place with a new id), until elapsed reaches
     @low, for at most @seconds."""
     start = time.monotonic()
     trace = []
     while time.monotonic() - start < seconds:
         s = w.mpd.status()
-        if s.get("songid") == song and "elapsed" in s:
+        if song and s.get("playlistlength") == "1" and "elapsed" in s:
             trace.append((round(time.monotonic() - start, 2),
                           round(float(s["elapsed"]), 2)))
             if trace[-1][1] >= low:
