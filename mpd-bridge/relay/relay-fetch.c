@@ -336,7 +336,9 @@ on_head(const FeedStreamHead *head, gpointer data)
 		bridge_relay_cache_reset(entry);
 		entry->whole = FALSE;
 	}
-	entry->total = feed_stream_head_get_total(head);
+	/* A later answer without a length does not make it unknown. */
+	if (feed_stream_head_get_total(head) > 0)
+		entry->total = feed_stream_head_get_total(head);
 	validator = feed_stream_head_get_validator(head);
 	if (validator != NULL) {
 		g_free(entry->validator);
