@@ -270,18 +270,21 @@ on_state(gboolean connected, gpointer data)
 	Bridge *bridge = data;
 
 	if (!connected) {
+		bridge->pushed = FALSE;
 		bridge_tracker_stop(bridge);
 		bridge_skips_on_player(bridge);
 		bridge_queue_reset(bridge);
 		return;
 	}
 	bridge_playlist_files_detect(bridge);
+	/* Files MPD has push the playlists with them, once (news). */
 	bridge_downloads_on_database(bridge);
 	/* What MPD kept of an earlier run: the URLs of now. */
 	bridge_queue_follow_files(bridge);
-	/* After a restart MPD may have lost what was pushed: push it all. */
-	bridge_push_all(bridge, TRUE);
-	bridge->pushed = TRUE;
+	/* After a restart MPD may have lost what was pushed: push it all,
+	 * unless the files did just now. */
+	if (!bridge->pushed)
+		bridge_push_all(bridge, TRUE);
 	bridge_tracker_on_player(bridge);
 	bridge_speed_on_player(bridge);
 	bridge_chapters_on_player(bridge);

@@ -83,7 +83,8 @@ struct Bridge {
 	guint refresh_timer;   /* source of the next due refresh; 0: none */
 	guint save_timer;      /* source of a pending save; 0: none */
 	guint fetching;        /* refreshes under way */
-	gboolean pushed;       /* playlists pushed since MPD connected */
+	gboolean pushed;       /* playlists pushed whole since MPD connected:
+	                          until then, every push is whole */
 	gboolean dirty;        /* the state has changes not yet saved */
 	guint64 changes;       /* bridge_changed() calls so far */
 	char *new_pushed;      /* hash of the new-episodes playlist last sent

@@ -370,12 +370,15 @@ bridge_push_all(Bridge *bridge, gboolean force)
 
 	if (bridge->mpd == NULL || !bridge_mpd_is_connected(bridge->mpd))
 		return;
+	/* MPD may have lost what an earlier connection pushed. */
+	force = force || !bridge->pushed;
 	for (guint i = 0; i < feeds->len; i++)
 		push_feed(bridge, feeds->pdata[i], force);
 	push_new_and_starred(bridge, force);
 	push_continue(bridge, force);
 	push_lists(bridge, force);
 	bridge_playlist_files_notify(bridge);
+	bridge->pushed = TRUE;
 }
 
 /* The M3U file of a playlist that goes: left, it would still show. */
