@@ -190,6 +190,15 @@ bridge_relay_server_busy(BridgeRelay *relay, gboolean *drains);
 void
 bridge_relay_server_free(BridgeRelay *relay);
 
+/* A request came whole on @msg: its connection is busy until the
+ * message finishes. */
+void
+bridge_relay_request_began(BridgeRelay *relay, SoupServerMessage *msg);
+
+/* The socket of @msg's connection; NULL when it went. */
+GSocket *
+bridge_relay_socket_of(BridgeRelay *relay, SoupServerMessage *msg);
+
 /* Ends a connection: libsoup sees its end, and lets go of it. */
 void
 bridge_relay_hang_up(GSocket *socket);

@@ -113,7 +113,8 @@ on_hangup(GSocket *socket, GIOCondition condition, gpointer data)
 static void
 watch_hangup(RelayReply *reply)
 {
-	GSocket *socket = soup_server_message_get_socket(reply->msg);
+	GSocket *socket =
+	        bridge_relay_socket_of(reply->entry->relay, reply->msg);
 
 	if (reply->hangup != NULL || socket == NULL)
 		return;
@@ -359,7 +360,8 @@ bridge_relay_replies_cut(RelayEntry *entry)
 {
 	while (entry->replies != NULL) {
 		RelayReply *reply = entry->replies->data;
-		GSocket *socket = soup_server_message_get_socket(reply->msg);
+		GSocket *socket =
+		        bridge_relay_socket_of(entry->relay, reply->msg);
 
 		if (socket != NULL)
 			g_socket_shutdown(socket, TRUE, TRUE, NULL);
@@ -401,6 +403,7 @@ bridge_relay_on_request(SoupServer *server, SoupServerMessage *msg,
 	RelayEntry *entry;
 	RelayReply *reply;
 
+	bridge_relay_request_began(relay, msg);
 	if (bridge_relay_is_stopping(relay)) {
 		finish_with(msg, SOUP_STATUS_SERVICE_UNAVAILABLE, NULL);
 		return;

@@ -8,6 +8,9 @@
  */
 #include "relay/relay-private.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 /* Connections held at once; MPD needs one or two. */
 #define MAX_CONNECTIONS 32
 /* A connection that asks nothing for this long is closed. */
@@ -19,12 +22,16 @@
 
 /*
  * One connection MPD's side opened, as long as libsoup holds it: a weak
- * reference says when libsoup let go of it.
+ * reference says when libsoup let go of it. A connection handed to
+ * libsoup as a stream has no socket in libsoup's eyes
+ * (soup_server_message_get_socket() gives NULL): its messages are known
+ * by their peer's port, which is the table's key.
  */
 typedef struct {
 	BridgeRelay *relay;
 	GSocketConnection *connection; /* weak */
-	GSocket *socket;               /* its socket, the table's key */
+	GSocket *socket;               /* its socket */
+	guint port;                    /* the peer's, the table's key */
 	gint64 since;                  /* monotonic µs of the last request's
 	                                  end, or of the accept */
 	guint requests;                /* under way on it */
@@ -36,7 +43,7 @@ on_connection_gone(gpointer data, GObject *where_it_was)
 	RelayConnection *c = data;
 
 	c->connection = NULL;
-	g_hash_table_remove(c->relay->sockets, c->socket);
+	g_hash_table_remove(c->relay->sockets, GUINT_TO_POINTER(c->port));
 }
 
 static void
@@ -60,6 +67,15 @@ static GSocket *
 socket_of(GSocketConnection *connection)
 {
 	return g_socket_connection_get_socket(connection);
+}
+
+static guint
+port_of(GSocketAddress *address)
+{
+	return G_IS_INET_SOCKET_ADDRESS(address)
+	               ? g_inet_socket_address_get_port(
+	                         G_INET_SOCKET_ADDRESS(address))
+	               : 0;
 }
 
 static gboolean
@@ -96,42 +112,51 @@ on_incoming(GSocketService *service, GSocketConnection *connection,
 		bridge_relay_hang_up(socket_of(connection));
 		return TRUE;
 	}
-	if (!soup_server_accept_iostream(relay->server, G_IO_STREAM(connection),
-	                                 local, remote, &error)) {
-		g_message("relay: cannot take a connection: %s",
-		          error->message);
-		return TRUE;
-	}
+	/* What libsoup does for connections it accepts itself: the body
+	 * goes out as it is written, without Nagle's wait. */
+	g_socket_set_option(socket_of(connection), IPPROTO_TCP, TCP_NODELAY,
+	                    TRUE, NULL);
 	c = g_new0(RelayConnection, 1);
 	c->relay = relay;
 	c->connection = connection;
 	c->socket = socket_of(connection);
+	c->port = port_of(remote);
 	c->since = g_get_monotonic_time();
 	g_object_weak_ref(G_OBJECT(connection), on_connection_gone, c);
-	g_hash_table_insert(relay->sockets, c->socket, c);
+	g_hash_table_insert(relay->sockets, GUINT_TO_POINTER(c->port), c);
+	/* Known before libsoup sees it: the first request may come at
+	 * once. */
+	if (!soup_server_accept_iostream(relay->server, G_IO_STREAM(connection),
+	                                 local, remote, &error)) {
+		g_message("relay: cannot take a connection: %s",
+		          error->message);
+		g_hash_table_remove(relay->sockets, GUINT_TO_POINTER(c->port));
+		return TRUE;
+	}
 	return TRUE;
 }
 
 static RelayConnection *
 connection_of(BridgeRelay *relay, SoupServerMessage *msg)
 {
-	GSocket *socket = soup_server_message_get_socket(msg);
+	GSocketAddress *remote = soup_server_message_get_remote_address(msg);
 
-	return socket != NULL ? g_hash_table_lookup(relay->sockets, socket)
-	                      : NULL;
+	return remote != NULL
+	               ? g_hash_table_lookup(relay->sockets,
+	                                     GUINT_TO_POINTER(port_of(remote)))
+	               : NULL;
 }
 
-static void
-on_request_started(SoupServer *server, SoupServerMessage *msg, gpointer data)
+GSocket *
+bridge_relay_socket_of(BridgeRelay *relay, SoupServerMessage *msg)
 {
-	RelayConnection *c = connection_of(data, msg);
+	RelayConnection *c = connection_of(relay, msg);
 
-	if (c != NULL)
-		c->requests++;
+	return c != NULL ? c->socket : NULL;
 }
 
 static void
-on_request_ended(SoupServer *server, SoupServerMessage *msg, gpointer data)
+on_request_ended(SoupServerMessage *msg, gpointer data)
 {
 	RelayConnection *c = connection_of(data, msg);
 
@@ -139,6 +164,23 @@ on_request_ended(SoupServer *server, SoupServerMessage *msg, gpointer data)
 		c->requests--;
 		c->since = g_get_monotonic_time();
 	}
+}
+
+/*
+ * A request came whole on @msg's connection: it is busy until the answer
+ * ends. (libsoup's own request-started comes as soon as a connection is
+ * open, before any byte of a request: a peer that never sends one would
+ * look busy.)
+ */
+void
+bridge_relay_request_began(BridgeRelay *relay, SoupServerMessage *msg)
+{
+	RelayConnection *c = connection_of(relay, msg);
+
+	if (c == NULL)
+		return;
+	c->requests++;
+	g_signal_connect(msg, "finished", G_CALLBACK(on_request_ended), relay);
 }
 
 /*
@@ -159,7 +201,7 @@ on_sweep(gpointer data)
 		RelayConnection *c = value;
 
 		if (c->requests == 0 && now - c->since > IDLE_CONNECTION_US)
-			bridge_relay_hang_up(key);
+			bridge_relay_hang_up(c->socket);
 	}
 	g_hash_table_iter_init(&iter, relay->entries);
 	while (g_hash_table_iter_next(&iter, &key, &value)) {
@@ -200,12 +242,6 @@ bridge_relay_server_start(BridgeRelay *relay, GError **error)
 	relay->server = soup_server_new("server-header", NULL, NULL);
 	soup_server_add_handler(relay->server, NULL, bridge_relay_on_request,
 	                        relay, NULL);
-	g_signal_connect(relay->server, "request-started",
-	                 G_CALLBACK(on_request_started), relay);
-	g_signal_connect(relay->server, "request-finished",
-	                 G_CALLBACK(on_request_ended), relay);
-	g_signal_connect(relay->server, "request-aborted",
-	                 G_CALLBACK(on_request_ended), relay);
 	relay->service = g_socket_service_new();
 	g_signal_connect(relay->service, "incoming", G_CALLBACK(on_incoming),
 	                 relay);
@@ -263,15 +299,16 @@ void
 bridge_relay_server_free(BridgeRelay *relay)
 {
 	GHashTableIter iter;
-	gpointer key;
+	gpointer value;
 
 	g_clear_pointer(&relay->sweep, bridge_relay_source_clear);
 	/* The entries end their replies, and let go of their messages. */
 	g_clear_pointer(&relay->entries, g_hash_table_destroy);
 	if (relay->sockets != NULL) {
 		g_hash_table_iter_init(&iter, relay->sockets);
-		while (g_hash_table_iter_next(&iter, &key, NULL))
-			bridge_relay_hang_up(key);
+		while (g_hash_table_iter_next(&iter, NULL, &value))
+			bridge_relay_hang_up(
+			        ((RelayConnection *)value)->socket);
 	}
 	bridge_relay_server_close(relay);
 	g_clear_object(&relay->server);

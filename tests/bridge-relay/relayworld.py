@@ -133,6 +133,22 @@ class RelayWorld(PlayWorld):
         return [line.split(": ", 1)[1] for line in songs
                 if line.startswith("Id: ")]
 
+    def relay_port(self):
+        status = self.ok("status")
+        check("relay on 127.0.0.1:" in status, status)
+        return int(status.split("relay on 127.0.0.1:")[1].split(";")[0])
+
+    def streams(self):
+        """MPD's ports of the connections the relay holds open to it,
+        from the kernel's table (/proc/net/tcp): the relay's side, whose
+        end MPD may not see while it reads nothing (paused)."""
+        port = f"{self.relay_port():04X}"
+        with open("/proc/net/tcp") as f:
+            rows = [line.split() for line in f.readlines()[1:]]
+        # ESTABLISHED (01), from the relay's port.
+        return {r[2].split(":")[1] for r in rows
+                if r[3] == "01" and r[1].split(":")[1] == port}
+
     def play_until(self, songid, elapsed, timeout):
         self.mpd.command("play 0")
         wait_until(lambda: self.mpd.status().get("songid") == songid and

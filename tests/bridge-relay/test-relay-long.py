@@ -132,6 +132,8 @@ def t_pause(w):
     wait_until(lambda: elapsed(w) >= 6001, 15, "MPD to play at 1:40:01")
     w.mpd.command("pause 1")
     at = elapsed(w)
+    streams = w.streams()
+    check(streams, "MPD holds no connection to the relay")
     w.host.set(w.path("long"), cut_after_seconds=1.0)
     time.sleep(10)
     w.host.hold()
@@ -152,6 +154,12 @@ def t_pause(w):
           all(float(s.get("elapsed", at)) >= at - 0.5
               for _, _, s in probe.samples if s),
           "MPD did not play on from where it was paused")
+    # Past the relay's 30 s for a connection that asks nothing: one that
+    # streams is not one of those.
+    time.sleep(8)
+    check(streams <= w.streams(),
+          f"MPD's connections to the relay went: {streams}, then "
+          f"{w.streams()}")
 
 
 def t_memory(w):
