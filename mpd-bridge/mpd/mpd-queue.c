@@ -279,47 +279,74 @@ bridge_mpd_retag_many(BridgeMpd *mpd, const guint *ids, const BridgeTags *tags,
 	return ok;
 }
 
+static void
+drop(BridgeMpd *mpd, int id, const char *what);
+
+/*
+ * The steps a swap of songs shares, inside one command: @uri added at
+ * @pos, tagged with @tags when not NULL; its id, or -1 with @error set
+ * (and nothing left of it in the queue).
+ */
+static int
+add_tagged(BridgeMpd *mpd, const char *uri, guint pos, const BridgeTags *tags,
+           GError **error)
+{
+	g_autofree char *clean_uri = bridge_mpd_clean_text(uri);
+	int added = mpd_run_add_id_to(mpd->conn, clean_uri, pos);
+
+	if (added < 0) {
+		g_autofree char *what =
+		        g_strdup_printf("cannot queue %s", clean_uri);
+
+		bridge_mpd_fail(mpd, error, what);
+		return -1;
+	}
+	if (tags != NULL && !tag_song(mpd, (unsigned)added, tags, error)) {
+		drop(mpd, added, "cannot delete an untagged stream");
+		return -1;
+	}
+	return added;
+}
+
+/* Deletes song @id, added a moment ago, after a failure. */
+static void
+drop(BridgeMpd *mpd, int id, const char *what)
+{
+	if (mpd->conn != NULL && !mpd_run_delete_id(mpd->conn, id))
+		bridge_mpd_fail(mpd, NULL, what);
+}
+
+/* Deletes song @id, which another took the place of: gone meanwhile (a
+ * client's edit) is no failure. */
+static void
+delete_replaced(BridgeMpd *mpd, guint id)
+{
+	if (mpd_run_delete_id(mpd->conn, id))
+		return;
+	if (bridge_mpd_is_server_error(mpd->conn, MPD_SERVER_ERROR_NO_EXIST))
+		mpd_connection_clear_error(mpd->conn);
+	else
+		bridge_mpd_fail(mpd, NULL,
+		                "cannot take a song out of the queue");
+}
+
 guint
 bridge_mpd_replace_song(BridgeMpd *mpd, guint id, guint pos, const char *uri,
                         const BridgeTags *tags, GError **error)
 {
-	g_autofree char *clean_uri = NULL;
 	int added;
 
 	g_return_val_if_fail(mpd != NULL, 0);
 	g_return_val_if_fail(uri != NULL, 0);
 	g_return_val_if_fail(error == NULL || *error == NULL, 0);
 
-	clean_uri = bridge_mpd_clean_text(uri);
 	if (!bridge_mpd_begin_command(mpd, error))
 		return 0;
-	added = mpd_run_add_id_to(mpd->conn, clean_uri, pos);
-	if (added < 0) {
-		g_autofree char *what =
-		        g_strdup_printf("cannot queue %s", clean_uri);
-
-		bridge_mpd_fail(mpd, error, what);
-		bridge_mpd_end_command(mpd);
-		return 0;
-	}
-	if (tags != NULL && !tag_song(mpd, (unsigned)added, tags, error)) {
-		if (mpd->conn != NULL && !mpd_run_delete_id(mpd->conn, added))
-			bridge_mpd_fail(mpd, NULL,
-			                "cannot delete an untagged stream");
-		bridge_mpd_end_command(mpd);
-		return 0;
-	}
-	/* Gone meanwhile (a client's edit): the new one stays. */
-	if (!mpd_run_delete_id(mpd->conn, id)) {
-		if (bridge_mpd_is_server_error(mpd->conn,
-		                               MPD_SERVER_ERROR_NO_EXIST))
-			mpd_connection_clear_error(mpd->conn);
-		else
-			bridge_mpd_fail(mpd, NULL,
-			                "cannot take a song out of the queue");
-	}
+	added = add_tagged(mpd, uri, pos, tags, error);
+	if (added >= 0)
+		delete_replaced(mpd, id);
 	bridge_mpd_end_command(mpd);
-	return (guint)added;
+	return added >= 0 ? (guint)added : 0;
 }
 
 guint
@@ -327,45 +354,28 @@ bridge_mpd_swap_current(BridgeMpd *mpd, guint id, guint pos, const char *uri,
                         const BridgeTags *tags, gint64 ms, gboolean paused,
                         GError **error)
 {
-	g_autofree char *clean_uri = NULL;
 	int added;
 
 	g_return_val_if_fail(mpd != NULL, 0);
 	g_return_val_if_fail(uri != NULL, 0);
 	g_return_val_if_fail(error == NULL || *error == NULL, 0);
 
-	clean_uri = bridge_mpd_clean_text(uri);
 	if (!bridge_mpd_begin_command(mpd, error))
 		return 0;
-	added = mpd_run_add_id_to(mpd->conn, clean_uri, pos + 1);
+	added = add_tagged(mpd, uri, pos + 1, tags, error);
 	if (added < 0) {
-		g_autofree char *what =
-		        g_strdup_printf("cannot queue %s", clean_uri);
-
-		bridge_mpd_fail(mpd, error, what);
 		bridge_mpd_end_command(mpd);
 		return 0;
 	}
-	if ((tags != NULL && !tag_song(mpd, (unsigned)added, tags, error)) ||
-	    !mpd_run_seek_id_float(mpd->conn, (unsigned)added,
+	if (!mpd_run_seek_id_float(mpd->conn, (unsigned)added,
 	                           (float)MAX(ms, 0) / 1000.0f) ||
 	    (paused && !mpd_run_pause(mpd->conn, true))) {
-		if (mpd->conn != NULL &&
-		    mpd_connection_get_error(mpd->conn) != MPD_ERROR_SUCCESS)
-			bridge_mpd_fail(mpd, error, "cannot play it there");
-		if (mpd->conn != NULL && !mpd_run_delete_id(mpd->conn, added))
-			bridge_mpd_fail(mpd, NULL, "cannot delete a stream");
+		bridge_mpd_fail(mpd, error, "cannot play it there");
+		drop(mpd, added, "cannot delete a stream");
 		bridge_mpd_end_command(mpd);
 		return 0;
 	}
-	if (!mpd_run_delete_id(mpd->conn, id)) {
-		if (bridge_mpd_is_server_error(mpd->conn,
-		                               MPD_SERVER_ERROR_NO_EXIST))
-			mpd_connection_clear_error(mpd->conn);
-		else
-			bridge_mpd_fail(mpd, NULL,
-			                "cannot take a song out of the queue");
-	}
+	delete_replaced(mpd, id);
 	bridge_mpd_end_command(mpd);
 	return (guint)added;
 }
