@@ -139,6 +139,7 @@ static void
 became_whole(RelayEntry *entry)
 {
 	entry->whole = TRUE;
+	bridge_relay_replies_wake(entry);
 	if (entry->fd >= 0)
 		fdatasync(entry->fd);
 	entry->synced = bytes_there(entry);
@@ -322,9 +323,13 @@ on_head(const FeedStreamHead *head, gpointer data)
 	RelayFetch *fetch = data;
 	RelayEntry *entry = fetch->entry;
 	const char *validator, *type;
+	gboolean known = entry != NULL && entry->head_known;
+	guint64 total = entry != NULL ? entry->total : 0;
+	g_autofree char *before = NULL;
 
 	if (entry == NULL)
 		return FALSE;
+	before = g_strdup(entry->validator);
 	if (entry->head_known && !same_file(entry, head)) {
 		g_message("relay: the host changed %s (%" G_GUINT64_FORMAT
 		          " bytes, then %" G_GUINT64_FORMAT
@@ -352,8 +357,12 @@ on_head(const FeedStreamHead *head, gpointer data)
 	entry->host_ranges = feed_stream_head_get_ranges(head);
 	entry->fetch_at = feed_stream_head_get_offset(head);
 	entry->head_known = TRUE;
-	bridge_relay_cache_record(entry, TRUE);
+	/* MPD first: the record waits for the disk. A host that cuts every
+	 * few seconds says the same each time: no record for that. */
 	bridge_relay_replies_wake(entry);
+	if (!known || total != entry->total ||
+	    g_strcmp0(before, entry->validator) != 0)
+		bridge_relay_cache_record(entry, TRUE);
 	return TRUE;
 }
 

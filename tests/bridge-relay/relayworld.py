@@ -89,8 +89,16 @@ class Probe:
 
     def check_answers(self, limit=0.5):
         check(not self.errors, f"MPD did not answer: {self.errors[:3]}")
-        check(self.slowest() <= limit,
-              f"MPD took {self.slowest():.2f} s to answer status")
+        # When, on the daemon's clock, so that its log says what else
+        # happened then.
+        slow = [time.strftime("%H:%M:%S", time.localtime(
+                    time.time() - (time.monotonic() - start))) +
+                f" ({latency:.2f} s, song {status.get('songid')} at "
+                f"{status.get('elapsed')})"
+                for start, latency, status in self.samples
+                if latency > limit]
+        check(not slow, f"MPD took {self.slowest():.2f} s to answer "
+              f"status: {', '.join(slow)}")
 
     def last_elapsed(self, songid):
         """The last elapsed MPD gave while song @songid was current."""
@@ -107,7 +115,7 @@ class RelayWorld(PlayWorld):
         config = {"relay_give_up": 6}
         config.update(settings or {})
         super().__init__(name, "Relay Show", [], config, mixer=False,
-                         fatal="fatal-criticals", site=site)
+                         fatal="fatal-criticals", site=site, relay=True)
 
     def path(self, guid):
         return f"/{guid}.{self.kinds[guid]}"

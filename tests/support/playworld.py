@@ -65,10 +65,16 @@ class PlayWorld:
     name -> dict of lines; @fatal: what G_DEBUG makes fatal in the daemon
     ("fatal-criticals" for a test in which it loses MPD, which it warns
     of); @site: a site of the test's own instead (its base, /feed.xml and
-    close()), for which @title, @episodes and @extra are not used."""
+    close()), for which @title, @episodes and @extra are not used;
+    @relay: MPD streams episodes through the daemon's relay. The tests of
+    other concerns play the hosts' URLs straight from MPD and act on what
+    plays at once: the relay, which takes such a song's place as it
+    starts, would race them; so it is off unless a test asks."""
 
     def __init__(self, name, title, episodes, settings, extra=None,
-                 mixer=True, groups=None, fatal="fatal-warnings", site=None):
+                 mixer=True, groups=None, fatal="fatal-warnings", site=None,
+                 relay=False):
+        self.relay = relay
         self.root = tempfile.mkdtemp(prefix=f"bridge-{name}-")
         self.groups = dict(groups or {})
         self.log_variable = f"{name.upper()}_TEST_LOG"
@@ -105,7 +111,9 @@ class PlayWorld:
         directory = os.path.join(self.root, "config", "mpd-bridge")
         os.makedirs(directory, exist_ok=True)
         with open(os.path.join(directory, "config"), "w") as f:
-            for group, lines in [("bridge", settings),
+            bridge = dict(settings)
+            bridge.setdefault("relay", "auto" if self.relay else "no")
+            for group, lines in [("bridge", bridge),
                                  *self.groups.items()]:
                 f.write(f"[{group}]\n" + "".join(
                     f"{key}={value}\n" for key, value in lines.items()))
