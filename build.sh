@@ -5,12 +5,13 @@
 #                     private MPD, a demo podcast served on loopback, and
 #                     mpd-bridge subscribing and queueing, as mpc shows it
 #   ./build.sh test   install what is missing, build with warnings as errors,
-#                     run every test, the unit tests again under valgrind,
-#                     then every test again under ASan and UBSan; and,
-#                     meanwhile, all of it but valgrind and the sanitizers
-#                     on Debian 13 (MPD 0.24), in a root made with
-#                     debootstrap, where the Debian packages are then
-#                     built, installed, run and purged
+#                     run every test (and meanwhile the unit tests again
+#                     under valgrind, and the ASan build), then every test
+#                     again under ASan and UBSan; and, meanwhile, all of it
+#                     but valgrind and the sanitizers on Debian 13 (MPD
+#                     0.24), in a root made with debootstrap, where the
+#                     Debian packages are then built, installed, run and
+#                     purged
 #   ./build.sh test-debian13
 #                     only the Debian 13 part
 #   ./build.sh deb    install what is missing, build the Debian packages
@@ -39,7 +40,28 @@ deb13_root=$PWD/build-deb13/root
 # What the Debian 12 summaries say: this machine's system.
 host_system=$(. /etc/os-release && echo "${NAME%% *} ${VERSION_ID:-}")
 
+# Tests at a time in each run of the suites (meson's own default is one
+# per processor). The slowest tests spend their time waiting for MPD,
+# which plays in real time, not on the processor: on two processors six
+# at a time make a run about as long as its longest test (test-listen,
+# some 140 s) where one after the other took over ten minutes, and the
+# processors are still idle most of that time.
+test_jobs=6
+
+# The prefix of the commands that keep the processor busy (builds,
+# valgrind, lintian): empty, or "${nice_batch[@]}" where tests that play
+# in real time run beside them, so that those tests get the processor
+# first and their timing stays close to what it is on an idle machine.
+niced=()
+nice_batch=(nice -n 19)
+
 say() { printf '==> %s\n' "$*"; }
+
+# "N min S s" since SECONDS was $1.
+took() {
+	local s=$((SECONDS - $1))
+	echo "$((s / 60)) min $((s % 60)) s"
+}
 
 install_missing() {
 	local missing=() pkg
@@ -70,7 +92,7 @@ setup() {
 	else
 		meson setup "$dir" "$@" >/dev/null
 	fi
-	ninja -C "$dir" >/dev/null
+	"${niced[@]}" ninja -C "$dir" >/dev/null
 }
 
 # The totals of a meson test run (its JSON log), as one plain line.
@@ -91,7 +113,8 @@ PY
 run_tests() {
 	local dir=$1 wrapper=${wrapper:-} in_deb13=${in_deb13:-}
 	shift
-	local log=testlog system=$host_system host_dir=$dir run=()
+	local log=testlog system=$host_system host_dir=$dir run=("${niced[@]}")
+	local start=$SECONDS
 	if [ -n "$in_deb13" ]; then
 		system="Debian 13"
 		host_dir=$deb13_root/src/$dir
@@ -113,6 +136,7 @@ run_tests() {
 	grep -E '^(Ok|Fail|Skipped|Timeout):' "$output" | tr '\n' ' '
 	echo
 	summary "$host_dir/meson-logs/$log.json" "$label"
+	say "testing in $label took $(took "$start")"
 }
 
 # Definite and indirect leaks are errors; GLib's own caches are not
@@ -136,6 +160,15 @@ as_root() {
 	else
 		sudo "$@"
 	fi
+}
+
+# Ends process $1 and all it started (TERM), children first.
+stop_tree() {
+	local child
+	for child in $(cat "/proc/$1/task/"*/children 2>/dev/null); do
+		stop_tree "$child"
+	done
+	kill "$1" 2>/dev/null || true
 }
 
 # Runs a command in the Debian 13 root, in its source tree, with a clean
@@ -302,7 +335,7 @@ deb_build() {
 	}
 	jobs=$(nproc)
 	say "building the Debian packages in $system's $dir/"
-	"${run[@]}" env DEB_BUILD_OPTIONS="parallel=$jobs" sh -c \
+	"${run[@]}" env DEB_BUILD_OPTIONS="parallel=$jobs" "${niced[@]}" sh -c \
 		'cd "$1/src" && dpkg-buildpackage -us -uc -b' sh "$dir" \
 		>"$host_dir/build.log" 2>&1 || {
 		cat "$host_dir/build.log"
@@ -310,7 +343,8 @@ deb_build() {
 	}
 	# Overridden tags are shown (O:, with the reason), and do not fail.
 	say "checking them with lintian ($system)"
-	"${run[@]}" sh -c 'cd "$1" && lintian --fail-on none --show-overrides \
+	"${run[@]}" "${niced[@]}" sh -c 'cd "$1" && lintian --fail-on none \
+		--show-overrides \
 		$(ls *.deb | grep -v -- -dbgsym_)' sh "$dir" \
 		>"$host_dir/lintian.txt" 2>&1
 	grep -v '^running with root privileges' "$host_dir/lintian.txt" || true
@@ -341,15 +375,17 @@ deb13_packages() {
 
 # Every test again on Debian 13 (MPD 0.24, GLib 2.84, curl 8.14), warnings
 # as errors; no valgrind or sanitizer passes. Then the Debian packages.
+# Its builds are niced: under ./build.sh test they run beside Debian 12's
+# tests.
 test_deb13() {
-	local start=$SECONDS
+	local start=$SECONDS niced=("${nice_batch[@]}")
 	install_missing debootstrap
 	deb13_prepare
 	deb13_copy_source
 	say "building in Debian 13's build-test/ with warnings as errors"
 	in_deb13 meson setup build-test -Dwerror=true -Ddocs=true >/dev/null
-	in_deb13 ninja -C build-test >/dev/null
-	in_deb13=1 run_tests build-test
+	in_deb13 "${niced[@]}" ninja -C build-test >/dev/null
+	in_deb13=1 run_tests build-test --num-processes "$test_jobs"
 	deb13_packages
 	deb13_unmount
 	trap - EXIT INT TERM
@@ -380,22 +416,44 @@ test)
 	trap 'exit 143' TERM
 	say "building in build-test/ with warnings as errors"
 	setup build-test -Dwerror=true -Ddocs=true
-	run_tests build-test
-	# The unit tests once more, under valgrind: no new build. GLib 2.74
-	# still has its slice allocator, which hides leaks unless it is off;
-	# FEED_TEST_VALGRIND makes the slowest tests smaller.
-	G_SLICE=always-malloc FEED_TEST_VALGRIND=1 wrapper=$valgrind_wrapper \
-		run_tests build-test --suite unit --timeout-multiplier 10
-	say "building in build-asan/ with AddressSanitizer and UBSan"
-	setup build-asan -Dwerror=true -Db_sanitize=address,undefined \
-		-Db_lundef=false
+	# Beside the plain tests, which mostly wait on MPD's real time, what
+	# keeps the processor busy, niced: the unit tests once more under
+	# valgrind (no new build), then the ASan build. GLib 2.74 still has
+	# its slice allocator, which hides leaks unless it is off;
+	# FEED_TEST_VALGRIND makes the slowest tests smaller. --no-rebuild:
+	# build-test is built, and one ninja at a time works in it.
+	side_log=$PWD/build-test/meanwhile.txt
+	say "meanwhile: the unit tests under valgrind, then the ASan build" \
+		"(their output: $side_log)"
+	(
+		niced=("${nice_batch[@]}")
+		G_SLICE=always-malloc FEED_TEST_VALGRIND=1 \
+		wrapper=$valgrind_wrapper run_tests build-test --suite unit \
+			--timeout-multiplier 10 --no-rebuild
+		start=$SECONDS
+		say "building in build-asan/ with AddressSanitizer and UBSan"
+		setup build-asan -Dwerror=true -Db_sanitize=address,undefined \
+			-Db_lundef=false
+		say "building build-asan/ took $(took "$start")"
+	) >"$side_log" 2>&1 </dev/null &
+	side_pid=$!
+	trap '[ -z "$side_pid" ] || stop_tree "$side_pid"
+		kill "$deb13_pid" 2>/dev/null; wait "$deb13_pid"
+		deb13_unmount' EXIT
+	run_tests build-test --num-processes "$test_jobs"
+	side_status=0
+	wait "$side_pid" || side_status=$?
+	side_pid=
+	cat "$side_log"
+	[ "$side_status" -eq 0 ] || exit 1
 	# The slow unwinder walks every allocation's stack (so that the
 	# suppressions of GLib's caches match): malloc-heavy tests run 10 to
 	# 20 times slower than without it, and need more than their limits.
 	ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 \
 	LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		run_tests build-asan --timeout-multiplier 3
+		run_tests build-asan --num-processes "$test_jobs" \
+		--timeout-multiplier 3
 	say "waiting for the Debian 13 part"
 	deb13_status=0
 	wait "$deb13_pid" || deb13_status=$?

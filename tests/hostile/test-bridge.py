@@ -126,6 +126,7 @@ class World:
             G_DEBUG="fatal-criticals",
             XDG_CONFIG_HOME=self.dir.join("config"),
             XDG_STATE_HOME=self.dir.join("state"),
+            XDG_CACHE_HOME=self.dir.join("cache"),
             MPD_HOST=self.recorder.path))
         self.env.pop("MPD_PORT", None)
         config = self.dir.join("config", "mpd-bridge")
@@ -314,11 +315,12 @@ NAMES = [
 
 
 def files_in_place(world):
-    """New files only in MPD's playlist and music directories, the state
-    and config directories, and MPD's own files."""
+    """New files only in MPD's playlist and music directories, the state,
+    config and cache directories, and MPD's own files."""
     allowed = [world.mpd.playlists, world.music, world.dir.join("state"),
-               world.dir.join("config"), world.dir.join("import-state"),
-               world.log, world.dir.join("10000.opml")]
+               world.dir.join("config"), world.dir.join("cache"),
+               world.dir.join("import-state"), world.log,
+               world.dir.join("10000.opml")]
     stray = []
     for path in world.files() - world.before:
         inside = any(os.path.commonpath([path, a]) == a for a in allowed)

@@ -497,6 +497,7 @@ class Soak:
         self.env.update({
             "XDG_CONFIG_HOME": os.path.join(root, "config"),
             "XDG_STATE_HOME": os.path.join(root, "state"),
+            "XDG_CACHE_HOME": os.path.join(root, "cache"),
             "MPD_HOST": self.mpd.socket,
             "G_MESSAGES_DEBUG": "mpd-bridge",
             # Failing feeds warn on purpose; a critical is a bug.

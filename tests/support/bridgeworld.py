@@ -32,6 +32,7 @@ class World:
         self.env.update({
             "XDG_CONFIG_HOME": os.path.join(self.root, "config"),
             "XDG_STATE_HOME": os.path.join(self.root, "state"),
+            "XDG_CACHE_HOME": os.path.join(self.root, "cache"),
             "MPD_HOST": self.mpd.socket,
             "G_DEBUG": "fatal-criticals",
         })
