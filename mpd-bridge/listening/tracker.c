@@ -144,6 +144,8 @@ typedef struct {
 	char *episode_id;
 	guint song_id;
 	guint target_s;
+	gint64 sought_at; /* now_us() of the seek */
+	guint looks;      /* times the check looked and could not tell yet */
 } ResumeCheck;
 
 static void
@@ -222,8 +224,15 @@ rebase(Bridge *bridge, const BridgePlayerStatus *status)
 
 /*
  * MPD accepts a seek on a stream before its decoder finds it cannot
- * seek: a second later the song has not moved, and that is the answer.
+ * seek: a moment later the song plays on from the top, and that is the
+ * answer. A seek that took has MPD at the target (a second's slack for
+ * where a decoder lands); MPD anywhere else than near the top is where
+ * the listener sought meanwhile. On a busy machine MPD may not have
+ * played a second of anything yet (still starting, or still seeking): then
+ * the check looks again, a few times, before it takes the stream as one
+ * that cannot seek.
  */
+#define RESUME_LOOKS 8
 static gboolean
 check_resumed(gpointer data)
 {
@@ -242,8 +251,12 @@ check_resumed(gpointer data)
 	} else if (status.song_id != check->song_id) {
 		/*
 		 * MPD dropped the song when its decoder could not seek: it
-		 * plays again, and resumes again if that may work.
+		 * plays again, and resumes again if that may work. Once the
+		 * check has seen the song play on, a change of song is the
+		 * listener's.
 		 */
+		if (check->looks > 0)
+			return G_SOURCE_REMOVE;
 		if (may_try_again(bridge, NULL))
 			count_failed_resume(t, episode->id);
 		else
@@ -252,15 +265,22 @@ check_resumed(gpointer data)
 		if (!bridge_mpd_play_id(bridge->mpd, check->song_id, &error))
 			g_message("cannot play %s again: %s", episode->title,
 			          error->message);
-	} else if (status.elapsed_ms / 1000 + RESUME_BEFORE < check->target_s) {
-		mark_unseekable(bridge, episode->id, episode->title,
-		                "the stream cannot seek");
-		rebase(bridge, &status);
-	} else {
+	} else if (status.elapsed_ms + 1000 >= (gint64)check->target_s * 1000) {
 		if (t->tries != NULL)
 			g_hash_table_remove(t->tries, episode->id);
 		g_message("resumed %s at %u s", episode->title,
 		          check->target_s);
+	} else if (status.state != BRIDGE_PLAYER_PLAY ||
+	           status.elapsed_ms >
+	                   (now_us() - check->sought_at) / 1000 + 2000) {
+		/* Paused, stopped or sought elsewhere: nothing to learn. */
+	} else if (status.elapsed_ms < 1000 && ++check->looks < RESUME_LOOKS) {
+		t->resume_check = g_source_get_id(g_main_current_source());
+		return G_SOURCE_CONTINUE;
+	} else {
+		mark_unseekable(bridge, episode->id, episode->title,
+		                "the stream cannot seek");
+		rebase(bridge, &status);
 	}
 	return G_SOURCE_REMOVE;
 }
@@ -326,6 +346,7 @@ resume(Bridge *bridge, const BridgeEpisode *episode, guint song_id)
 	check->episode_id = g_strdup(episode->id);
 	check->song_id = song_id;
 	check->target_s = to;
+	check->sought_at = now_us();
 	/* Song ids are MPD's: a check outlives neither MPD nor the song. */
 	g_clear_handle_id(&t->resume_check, g_source_remove);
 	t->resume_check =
