@@ -55,6 +55,12 @@ test_jobs=6
 niced=()
 nice_batch=(nice -n 19)
 
+# One run of the suites at a time plays in real time: Debian 13's waits
+# for Debian 12's (and the other way round), so that no more than
+# $test_jobs tests that time MPD share the processors. The unit tests
+# under valgrind need no MPD and do not wait.
+realtime_lock=$PWD/build-test/realtime.lock
+
 say() { printf '==> %s\n' "$*"; }
 
 # "N min S s" since SECONDS was $1.
@@ -114,7 +120,7 @@ run_tests() {
 	local dir=$1 wrapper=${wrapper:-} in_deb13=${in_deb13:-}
 	shift
 	local log=testlog system=$host_system host_dir=$dir run=("${niced[@]}")
-	local start=$SECONDS
+	local start lock_fd
 	if [ -n "$in_deb13" ]; then
 		system="Debian 13"
 		host_dir=$deb13_root/src/$dir
@@ -127,8 +133,14 @@ run_tests() {
 		output=$host_dir/$log-output.txt
 		set -- --wrapper "$wrapper" "$@"
 	fi
+	mkdir -p "${realtime_lock%/*}"
+	exec {lock_fd}>"$realtime_lock"
+	[ -n "$wrapper" ] || flock "$lock_fd"
+	start=$SECONDS
 	say "testing in $label"
-	"${run[@]}" meson test -C "$dir" --print-errorlogs "$@" >"$output" 2>&1 || {
+	# The tests' processes do not hold the lock ({lock_fd}>&-).
+	"${run[@]}" meson test -C "$dir" --print-errorlogs "$@" >"$output" \
+		2>&1 {lock_fd}>&- || {
 		cat "$output"
 		summary "$host_dir/meson-logs/$log.json" "$label"
 		exit 1
@@ -137,6 +149,7 @@ run_tests() {
 	echo
 	summary "$host_dir/meson-logs/$log.json" "$label"
 	say "testing in $label took $(took "$start")"
+	exec {lock_fd}>&-
 }
 
 # Definite and indirect leaks are errors; GLib's own caches are not
