@@ -613,9 +613,20 @@ void
 bridge_tracker_stop(Bridge *bridge)
 {
 	BridgeTracking *t = &bridge->tracking;
+	g_auto(BridgePlayerStatus) status = { 0 };
 
-	/* Saved as far as it got, perhaps, but MPD did not say it ended. */
-	account(bridge, now_us(), SAID_NOTHING, 0);
+	/*
+	 * Saved as far as it got: where MPD says it is while MPD is still
+	 * there, which counting the time since the last event cannot know
+	 * (an output that buffered ahead, a stall). MPD did not say it
+	 * ended.
+	 */
+	if (t->episode_id != NULL && !t->held && bridge->mpd != NULL &&
+	    bridge_mpd_player_status(bridge->mpd, &status, NULL) &&
+	    status.song_id == t->song_id && status.state == t->state)
+		rebase(bridge, &status);
+	else
+		account(bridge, now_us(), SAID_NOTHING, 0);
 	g_clear_handle_id(&t->checkpoint, g_source_remove);
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
 	g_clear_handle_id(&t->resume_check, g_source_remove);
