@@ -105,8 +105,11 @@ def t_rings(w):
     w.mpd.command("clear", f'add "{w.url("older")}"', "setvol 80")
     check(w.mpd.status().get("volume") == "80", w.mpd.status())
     when, at = clock(3)
+    # The daemon shows HH:MM when the seconds are 0, as they are once a
+    # minute.
+    shown = when[:-3] if when.endswith(":00") else when
     answer = w.ok("alarm", when, "once", "latest", "Alarm Test")
-    check(answer.startswith(f"alarm 1: {when} once, latest Alarm Test"),
+    check(answer.startswith(f"alarm 1: {shown} once, latest Alarm Test"),
           answer)
     volumes = []
 
@@ -126,7 +129,7 @@ def t_rings(w):
                "the volume to rise to 80")
     check(min(volumes) <= 40, f"volumes while playing: {volumes}")
     check(volumes == sorted(volumes), f"not rising: {volumes}")
-    check("the alarm at " + when + " plays latest Alarm Test" in w.log(),
+    check("the alarm at " + shown + " plays latest Alarm Test" in w.log(),
           w.log())
     check(w.ok("alarm") == "no alarms", "a once alarm is left")
     w.mpd.command("stop")
