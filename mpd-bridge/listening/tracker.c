@@ -534,6 +534,15 @@ bridge_tracker_on_player(Bridge *bridge)
 		account(bridge, now, SAID_NOTHING, 0);
 	} else if (status.song_id == t->song_id &&
 	           status.state != BRIDGE_PLAYER_STOP) {
+		/*
+		 * The same song: where MPD says it is, not the time counted
+		 * since the last event, which runs on while MPD waits for a
+		 * stream (the relay retrying a host) and before a seek.
+		 */
+		if (t->state == BRIDGE_PLAYER_PLAY) {
+			t->elapsed_ms = status.elapsed_ms;
+			t->at = now;
+		}
 		account(bridge, now, SAID_ELAPSED, status.elapsed_ms);
 	} else {
 		account(bridge, now, SAID_ENDED, 0);
