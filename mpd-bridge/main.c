@@ -343,6 +343,9 @@ run_daemon(Bridge *bridge)
 	}
 	bridge->daemon = TRUE;
 	bridge->loop = g_main_loop_new(NULL, FALSE);
+	/* A journal an earlier run left (a crash) is folded in soon. */
+	if (bridge_store_journal_size(bridge->store) > 0)
+		bridge_changed(bridge);
 	bridge->mpd =
 	        bridge_mpd_new(&bridge->config->mpd, bridge->config->channel);
 	bridge_mpd_set_handlers(bridge->mpd, on_state, on_message, on_idle,
@@ -370,6 +373,9 @@ run_daemon(Bridge *bridge)
 	bridge_phone_sync_stop(bridge);
 	bridge_downloads_stop(bridge);
 	g_clear_pointer(&bridge->fetcher, feed_fetcher_free);
+	/* A clean stop leaves the state in one file. */
+	if (bridge_store_journal_size(bridge->store) > 0)
+		bridge_changed(bridge);
 	if (!bridge_save(bridge, &error)) {
 		/* No loop runs the retry now: what was not saved is lost. */
 		g_clear_handle_id(&bridge->save_timer, g_source_remove);

@@ -118,6 +118,14 @@ struct Bridge {
 void
 bridge_changed(Bridge *bridge);
 
+/*
+ * Notes that only @episode's position (and last play) changed: in the
+ * daemon, a line in the state's journal, not a whole save, unless a
+ * whole save is due anyway or the journal has grown long.
+ */
+void
+bridge_changed_position(Bridge *bridge, const BridgeEpisode *episode);
+
 /* Saves now if a save is pending; logs a failure. */
 gboolean
 bridge_save(Bridge *bridge, GError **error);

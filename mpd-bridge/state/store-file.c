@@ -30,10 +30,11 @@ stamp_equal(const Stamp *a, const Stamp *b)
 {
 	if (a->exists != b->exists)
 		return FALSE;
-	return !a->exists ||
-	       (a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-	        a->mtime.tv_sec == b->mtime.tv_sec &&
-	        a->mtime.tv_nsec == b->mtime.tv_nsec);
+	return a->journal == b->journal &&
+	       (!a->exists ||
+	        (a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	         a->mtime.tv_sec == b->mtime.tv_sec &&
+	         a->mtime.tv_nsec == b->mtime.tv_nsec));
 }
 
 /*
@@ -93,6 +94,22 @@ make_parent(const char *path, const char *what, GError **error)
 	return FALSE;
 }
 
+int
+bridge_store_write_all(int fd, const char *data, gsize length)
+{
+	while (length > 0) {
+		ssize_t n = write(fd, data, length);
+
+		if (n < 0 && errno != EINTR)
+			return errno;
+		if (n > 0) {
+			data += n;
+			length -= (gsize)n;
+		}
+	}
+	return 0;
+}
+
 /* The temporary file of a save: PATH.saving-XXXXXX. */
 #define SAVING_SUFFIX ".saving-"
 
@@ -107,9 +124,7 @@ write_and_rename(const char *path, const GString *text, GError **error)
 {
 	g_autofree char *temp = g_strconcat(path, SAVING_SUFFIX "XXXXXX", NULL);
 	int fd = g_mkstemp_full(temp, O_WRONLY | O_CLOEXEC, 0600);
-	const char *p = text->str;
-	gsize left = text->len;
-	int errsv = 0;
+	int errsv;
 
 	if (fd < 0) {
 		errsv = errno;
@@ -118,16 +133,7 @@ write_and_rename(const char *path, const GString *text, GError **error)
 		            g_strerror(errsv));
 		return FALSE;
 	}
-	while (left > 0 && errsv == 0) {
-		ssize_t n = write(fd, p, left);
-
-		if (n < 0 && errno != EINTR)
-			errsv = errno;
-		if (n > 0) {
-			p += n;
-			left -= (gsize)n;
-		}
-	}
+	errsv = bridge_store_write_all(fd, text->str, text->len);
 	if (errsv == 0 && fsync(fd) != 0)
 		errsv = errno;
 	if (close(fd) != 0 && errsv == 0)
@@ -187,6 +193,12 @@ bridge_store_save(BridgeStore *store, GError **error)
 	}
 	if (stat(store->path, &st) == 0)
 		bridge_store_stamp_from_stat(&store->stamp, &st);
+	/*
+	 * The file holds what the journal said now. A crash right between
+	 * the rename and this leaves both: a load replays lines that are
+	 * older than the file by at most one checkpoint's time.
+	 */
+	bridge_store_journal_remove(store);
 	return TRUE;
 }
 
@@ -201,6 +213,7 @@ reload_if_changed(BridgeStore *store, GError **error)
 
 	if (stat(store->path, &st) == 0)
 		bridge_store_stamp_from_stat(&now, &st);
+	now.journal = bridge_store_journal_size(store);
 	if (stamp_equal(&now, &store->stamp))
 		return TRUE;
 	fresh = bridge_store_new_empty(store->path);

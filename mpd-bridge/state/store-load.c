@@ -174,6 +174,7 @@ bridge_store_load(BridgeStore *store, GError **error)
 	if (!parse(store, text, length, error))
 		return FALSE;
 	bridge_store_stamp_from_stat(&store->stamp, &st);
+	store->stamp.journal = bridge_store_journal_replay(store);
 	return TRUE;
 }
 

@@ -52,6 +52,7 @@ typedef struct {
 	ino_t ino;
 	off_t size;
 	struct timespec mtime;
+	guint64 journal; /* bytes of PATH.journal read or written; 0: none */
 } Stamp;
 
 struct BridgeStore {
@@ -157,5 +158,20 @@ bridge_store_serialize(const BridgeStore *store);
 /* What the file is now, from stat(), to notice other writers later. */
 void
 bridge_store_stamp_from_stat(Stamp *stamp, const struct stat *st);
+
+/* Writes all of @data to @fd: 0, or the errno of what failed. */
+int
+bridge_store_write_all(int fd, const char *data, gsize length);
+
+/*
+ * store-journal.c: replays PATH.journal over the state just read; the
+ * bytes it had, 0 when there is none.
+ */
+guint64
+bridge_store_journal_replay(BridgeStore *store);
+
+/* Removes PATH.journal, which a whole save has folded in. */
+void
+bridge_store_journal_remove(BridgeStore *store);
 
 #endif

@@ -131,6 +131,22 @@ gboolean
 bridge_store_save(BridgeStore *store, GError **error);
 
 /*
+ * Notes where @episode is (its position and last play) in the journal
+ * beside the state file, a line appended and synced, instead of a whole
+ * save: for checkpoints while an episode plays. The next whole save
+ * folds it in; a load replays it. @size (nullable) gets the journal's
+ * size after it. FALSE with @error when it cannot be written: then save
+ * the whole state instead.
+ */
+gboolean
+bridge_store_journal_position(BridgeStore *store, const BridgeEpisode *episode,
+                              guint64 *size, GError **error);
+
+/* Bytes of the journal on the disk now; 0 when there is none. */
+guint64
+bridge_store_journal_size(const BridgeStore *store);
+
+/*
  * The state file's groups that belong to no feed, episode or list, as a
  * key file: phone-sync.c keeps its own in [sync]. Read and set them with
  * GKeyFile's functions, then save as after any change; they are written

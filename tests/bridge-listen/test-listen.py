@@ -412,6 +412,13 @@ def t_checkpoint_survives_kill(w):
     play(w, song)
     play_until(w, 35, 60)
     played = w.mpd.elapsed()
+    state = os.path.join(w.root, "state", "mpd-bridge", "state")
+    # The checkpoint is a line in the journal, not the whole file again.
+    journal = open(state + ".journal").read() \
+        if os.path.exists(state + ".journal") else ""
+    check(f"position {e['id']} " in journal,
+          f"after 35 s of play the journal has no position of ep3: "
+          f"{journal!r}")
     w.kill_daemon()
     w.mpd.command("stop")
     e = episode(w, "ep3")   # no daemon: read from the state file
@@ -427,6 +434,9 @@ def t_checkpoint_survives_kill(w):
     check(e["state"] == "in-progress" and e["position"] >= kept,
           f"after the restart ep3 is {e['state']} at {e['position']} s, "
           f"was {kept} s")
+    # The restarted daemon folds the journal into the state file.
+    wait_until(lambda: not os.path.exists(state + ".journal"), 15,
+               "the journal to be folded into the state file")
 
 
 def t_shutdown_saves(w):

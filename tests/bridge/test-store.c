@@ -1299,6 +1299,77 @@ test_set_guid(void)
 	bridge_store_free(store);
 }
 
+static void
+test_journal(void)
+{
+	g_autofree char *path = state_path();
+	g_autofree char *journal = g_strconcat(path, ".journal", NULL);
+	g_autoptr(GError) error = NULL;
+	BridgeStore *store = open_ok(path);
+	BridgeFeed *feed = bridge_store_add_feed(store, "https://a.example/");
+	BridgeEpisode *one = bridge_store_get_episode(store, feed, "g1", NULL);
+	BridgeEpisode *two = bridge_store_get_episode(store, feed, "g2", NULL);
+	g_autofree char *one_id = g_strdup(one->id);
+	g_autofree char *two_id = g_strdup(two->id);
+	g_autofree char *cut = NULL;
+	BridgeStore *reader;
+	guint64 size = 0;
+
+	g_test_summary("Positions go to the journal, a line each, which a "
+	               "load replays over the file (a line a crash cut "
+	               "short passed over), a reload notices, and a whole "
+	               "save folds in");
+	g_free(one->url);
+	one->url = g_strdup("https://cdn.example/one.mp3");
+	g_free(two->url);
+	two->url = g_strdup("https://cdn.example/two.mp3");
+	save_ok(store);
+	reader = open_ok(path);
+	one->position = 61;
+	one->last_played = 1000;
+	g_assert_true(bridge_store_journal_position(store, one, &size, &error));
+	g_assert_no_error(error);
+	g_assert_cmpuint(size, >, 0);
+	g_assert_cmpuint(size, <, 100);
+	one->position = 122;
+	one->last_played = 2000;
+	g_assert_true(bridge_store_journal_position(store, one, NULL, NULL));
+	two->position = 7;
+	g_assert_true(bridge_store_journal_position(store, two, NULL, NULL));
+	g_assert_cmpuint(bridge_store_journal_size(store), ==,
+	                 bridge_store_journal_size(reader));
+	/* A reader that read the file before sees the journal grew. */
+	g_assert_true(bridge_store_reload(reader, &error));
+	g_assert_no_error(error);
+	g_assert_cmpint(bridge_store_find_episode(reader, one_id)->position, ==,
+	                122);
+	bridge_store_free(reader);
+	/* A crash in the middle of a line: the line is not one. */
+	cut = g_strdup_printf("position %s 999", two_id);
+	{
+		FILE *f = fopen(journal, "a");
+
+		g_assert_nonnull(f);
+		g_assert_cmpint(fputs(cut, f), >=, 0);
+		g_assert_cmpint(fclose(f), ==, 0);
+	}
+	reader = open_ok(path);
+	g_assert_cmpint(bridge_store_find_episode(reader, one_id)->position, ==,
+	                122);
+	g_assert_cmpint(bridge_store_find_episode(reader, one_id)->last_played,
+	                ==, 2000);
+	g_assert_cmpint(bridge_store_find_episode(reader, two_id)->position, ==,
+	                7);
+	save_ok(reader);
+	g_assert_false(g_file_test(journal, G_FILE_TEST_EXISTS));
+	bridge_store_free(reader);
+	reader = open_ok(path);
+	g_assert_cmpint(bridge_store_find_episode(reader, one_id)->position, ==,
+	                122);
+	bridge_store_free(reader);
+	bridge_store_free(store);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1333,6 +1404,7 @@ main(int argc, char **argv)
 	g_test_add_func("/store/lists/round-trip", test_lists_round_trip);
 	g_test_add_func("/store/lists/dangling", test_lists_dangling);
 	g_test_add_func("/store/set-guid", test_set_guid);
+	g_test_add_func("/store/journal", test_journal);
 
 	return g_test_run();
 }
