@@ -182,7 +182,7 @@ set(Bridge *bridge, char **args, GString *out, GError **error)
 gboolean
 bridge_alarm_run(Bridge *bridge, char **args, GString *out, GError **error)
 {
-	guint n;
+	guint n = 0;
 
 	if (is_list(args)) {
 		list(bridge, out);
