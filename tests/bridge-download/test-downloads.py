@@ -213,8 +213,14 @@ def t_resume_from_disk(w):
     was left"""
     path = file_of(w, "ep5")
     song_id = w.mpd.values("playlistinfo", "Id")[0]
-    # A listener's seek to 0:15, then a stop there.
-    w.mpd.command(f"playid {song_id}", f"seekid {song_id} 15")
+    # A listener's seek to 0:15, then a stop there. The seek waits for
+    # the song to play: MPD 0.23 answers "Not seekable" to a seek that
+    # comes while its decoder is still starting (a busy machine).
+    w.mpd.command(f"playid {song_id}")
+    wait_until(lambda: w.mpd.status().get("state") == "play" and
+               float(w.mpd.status().get("elapsed", "0")) > 0, 10,
+               "the file to play")
+    w.mpd.command(f"seekid {song_id} 15")
     wait_until(lambda: w.mpd.elapsed() >= 15.5, 10, "playing from 0:15")
     w.mpd.command("stop")
     wait_until(lambda: episodes(w)["ep5"]["position"] >= 15, 10,
