@@ -127,7 +127,12 @@ def t_down(w):
     """A host that refuses past relay_give_up: the same"""
     start = time.monotonic()
     probe, reached = play_through(w, "down")
-    probe.check_answers()
+    # MPD plays all it has, then waits on a stream that sends nothing
+    # while the relay asks the host again. MPD 0.23 has been seen to
+    # answer one status in 1.25-2.5 s right when it ran out (in about one
+    # full run of the suite in eight, cause unknown); what must not come
+    # back is MPD not answering for minutes, as on a cut stream.
+    probe.check_answers(limit=3.0)
     check(time.monotonic() - start < 30, "it took the relay too long")
     check_ended_in_progress(w, "down", reached, "failing for 6 s")
 
