@@ -1,12 +1,19 @@
 /*
  * The journal beside the state file (PATH.journal): where the episodes
- * that play have got to, a line each, appended at every checkpoint
+ * that play have got to, a line each, written at every checkpoint
  * instead of rewriting the whole file, which at 100,000 episodes is 45 MB
  * for one changed number. A whole save folds it in and removes it; a
  * load replays it over the file. A line a crash cut short is not a line,
  * and is passed over: what is lost is at most one checkpoint.
  *
  *     position EPISODE-ID SECONDS LAST-PLAYED
+ *
+ * The file grows a block of zeros at a time, and the lines go over the
+ * zeros: the text ends at the first zero byte. So most checkpoints change
+ * one block of the file and neither its length nor its blocks, and their
+ * sync writes that block alone, where appending had the file system
+ * commit new metadata each time too: 4 KiB written to the disk per
+ * checkpoint instead of 8 (ext4, 200 synced lines each way).
  */
 #include "state/store-private.h"
 
@@ -18,11 +25,46 @@
 #define SUFFIX ".journal"
 /* A journal longer than this is not replayed: it cannot be one. */
 #define MAX_BYTES (16 * 1024 * 1024)
+/* What the file grows by: a file system's block. */
+#define BLOCK 4096
 
 static char *
 journal_path(const BridgeStore *store)
 {
 	return g_strconcat(store->path, SUFFIX, NULL);
+}
+
+/*
+ * Writes @line at @offset of @fd, and zeros after it to the end of its
+ * block when the file is shorter; 0, or the errno of what failed.
+ */
+static int
+write_line(int fd, const char *line, gsize length, off_t offset, off_t size)
+{
+	g_autofree char *block = NULL;
+	off_t stop = offset + (off_t)length;
+
+	if (stop > size) {
+		gsize grown =
+		        (gsize)((stop + BLOCK - 1) / BLOCK * BLOCK - offset);
+
+		block = g_malloc0(grown);
+		memcpy(block, line, length);
+		line = block;
+		length = grown;
+	}
+	while (length > 0) {
+		ssize_t n = pwrite(fd, line, length, offset);
+
+		if (n < 0 && errno != EINTR)
+			return errno;
+		if (n > 0) {
+			line += n;
+			length -= (gsize)n;
+			offset += n;
+		}
+	}
+	return 0;
 }
 
 gboolean
@@ -33,19 +75,21 @@ bridge_store_journal_position(BridgeStore *store, const BridgeEpisode *episode,
 	g_autofree char *line = g_strdup_printf(
 	        "position %s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT "\n",
 	        episode->id, episode->position, episode->last_played);
+	gsize length = strlen(line);
+	guint64 end = store->stamp.journal;
 	struct stat st;
-	int errsv;
+	int errsv = 0;
 	int fd;
 
 	g_return_val_if_fail(store != NULL, FALSE);
 	g_return_val_if_fail(episode != NULL, FALSE);
 
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-	          0600);
-	errsv = fd < 0 ? errno : bridge_store_write_all(fd, line, strlen(line));
-	if (errsv == 0 && fdatasync(fd) != 0)
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || fstat(fd, &st) != 0)
 		errsv = errno;
-	if (errsv == 0 && fstat(fd, &st) != 0)
+	else
+		errsv = write_line(fd, line, length, (off_t)end, st.st_size);
+	if (errsv == 0 && fdatasync(fd) != 0)
 		errsv = errno;
 	if (fd >= 0 && close(fd) != 0 && errsv == 0)
 		errsv = errno;
@@ -55,9 +99,9 @@ bridge_store_journal_position(BridgeStore *store, const BridgeEpisode *episode,
 		            g_strerror(errsv));
 		return FALSE;
 	}
-	store->stamp.journal = (guint64)st.st_size;
+	store->stamp.journal = end + length;
 	if (size != NULL)
-		*size = (guint64)st.st_size;
+		*size = store->stamp.journal;
 	return TRUE;
 }
 
@@ -82,23 +126,41 @@ replay_line(BridgeStore *store, char *line)
 	episode->pub.last_played = last_played;
 }
 
-guint64
-bridge_store_journal_replay(BridgeStore *store)
+/*
+ * The journal's text, its whole lines ending at *@end: what follows the
+ * last line break before the first zero byte was cut short, or is the
+ * zeros still to be written over. NULL, with *@end 0, when there is none.
+ */
+static char *
+read_journal(const BridgeStore *store, gsize *end)
 {
 	g_autofree char *path = journal_path(store);
-	g_autofree char *text = NULL;
+	char *text = NULL;
 	gsize length = 0;
 	struct stat st;
-	char *line, *end;
+	const char *last;
 
+	*end = 0;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    st.st_size > MAX_BYTES ||
 	    !g_file_get_contents(path, &text, &length, NULL))
-		return 0;
-	/* Whole lines only: what follows the last line break was cut. */
-	for (line = text;
-	     (end = memchr(line, '\n', length - (gsize)(line - text))) != NULL;
+		return NULL;
+	length = strnlen(text, length);
+	last = memrchr(text, '\n', length);
+	*end = last != NULL ? (gsize)(last - text) + 1 : 0;
+	return text;
+}
+
+guint64
+bridge_store_journal_replay(BridgeStore *store)
+{
+	gsize length = 0;
+	g_autofree char *text = read_journal(store, &length);
+	char *line, *end;
+
+	for (line = text; line != NULL && line < text + length;
 	     line = end + 1) {
+		end = memchr(line, '\n', length - (gsize)(line - text));
 		*end = '\0';
 		replay_line(store, line);
 	}
@@ -108,10 +170,10 @@ bridge_store_journal_replay(BridgeStore *store)
 guint64
 bridge_store_journal_size(const BridgeStore *store)
 {
-	g_autofree char *path = journal_path(store);
-	struct stat st;
+	gsize length = 0;
+	g_autofree char *text = read_journal(store, &length);
 
-	return stat(path, &st) == 0 ? (guint64)st.st_size : 0;
+	return (guint64)length;
 }
 
 void

@@ -52,7 +52,8 @@ typedef struct {
 	ino_t ino;
 	off_t size;
 	struct timespec mtime;
-	guint64 journal; /* bytes of PATH.journal read or written; 0: none */
+	guint64 journal; /* bytes of PATH.journal's lines read or written;
+	                    0: none */
 } Stamp;
 
 struct BridgeStore {

@@ -142,7 +142,7 @@ gboolean
 bridge_store_journal_position(BridgeStore *store, const BridgeEpisode *episode,
                               guint64 *size, GError **error);
 
-/* Bytes of the journal on the disk now; 0 when there is none. */
+/* Bytes of the journal's whole lines on the disk now; 0: none. */
 guint64
 bridge_store_journal_size(const BridgeStore *store);
 

@@ -6,6 +6,7 @@
 #include "state/store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -1344,14 +1345,23 @@ test_journal(void)
 	g_assert_cmpint(bridge_store_find_episode(reader, one_id)->position, ==,
 	                122);
 	bridge_store_free(reader);
+	/* Lines go over the zeros it was made of: its length stays. */
+	{
+		struct stat st;
+
+		g_assert_cmpint(stat(journal, &st), ==, 0);
+		g_assert_cmpint(st.st_size, ==, 4096);
+	}
 	/* A crash in the middle of a line: the line is not one. */
 	cut = g_strdup_printf("position %s 999", two_id);
 	{
-		FILE *f = fopen(journal, "a");
+		int fd = open(journal, O_WRONLY);
 
-		g_assert_nonnull(f);
-		g_assert_cmpint(fputs(cut, f), >=, 0);
-		g_assert_cmpint(fclose(f), ==, 0);
+		g_assert_cmpint(fd, >=, 0);
+		g_assert_cmpint(pwrite(fd, cut, strlen(cut),
+		                       (off_t)bridge_store_journal_size(store)),
+		                ==, (ssize_t)strlen(cut));
+		g_assert_cmpint(close(fd), ==, 0);
 	}
 	reader = open_ok(path);
 	g_assert_cmpint(bridge_store_find_episode(reader, one_id)->position, ==,
@@ -1360,6 +1370,18 @@ test_journal(void)
 	                ==, 2000);
 	g_assert_cmpint(bridge_store_find_episode(reader, two_id)->position, ==,
 	                7);
+	/* The next line goes over what the crash cut short. */
+	bridge_store_find_episode(reader, two_id)->position = 8;
+	g_assert_true(bridge_store_journal_position(
+	        reader, bridge_store_find_episode(reader, two_id), NULL, NULL));
+	{
+		BridgeStore *third = open_ok(path);
+
+		g_assert_cmpint(
+		        bridge_store_find_episode(third, two_id)->position, ==,
+		        8);
+		bridge_store_free(third);
+	}
 	save_ok(reader);
 	g_assert_false(g_file_test(journal, G_FILE_TEST_EXISTS));
 	bridge_store_free(reader);
