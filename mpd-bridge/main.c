@@ -226,7 +226,7 @@ on_news(Bridge *bridge, const BridgeNews *news)
 		break;
 	case BRIDGE_NEWS_PLAYED:
 		bridge_phone_sync_changed(bridge, news->episode);
-		bridge_push_continue_soon(bridge);
+		bridge_push_continue_soon(bridge, news->episode);
 		break;
 	case BRIDGE_NEWS_LISTENED:
 		bridge_push_all(bridge, FALSE);
@@ -235,7 +235,7 @@ on_news(Bridge *bridge, const BridgeNews *news)
 		/* Before the resume and the chapters time anything. */
 		bridge_speed_on_started(bridge);
 		bridge_phone_sync_episode_started(bridge, news->episode);
-		bridge_push_continue_soon(bridge);
+		bridge_push_continue_soon(bridge, news->episode);
 		break;
 	case BRIDGE_NEWS_CHAPTERS:
 		bridge_skips_on_player(bridge);
@@ -830,6 +830,7 @@ main(int argc, char **argv)
 	g_free(bridge.new_pushed);
 	g_free(bridge.starred_pushed);
 	g_free(bridge.continue_pushed);
+	g_clear_pointer(&bridge.continuing, g_ptr_array_unref);
 	g_clear_handle_id(&bridge.continue_timer, g_source_remove);
 	g_clear_pointer(&bridge.url_prefixes, g_regex_unref);
 	bridge_tracker_clear(&bridge);

@@ -50,6 +50,8 @@ bridge_changed(Bridge *bridge)
 {
 	bridge->dirty = TRUE;
 	bridge->changes++;
+	/* Any change may start, end or reorder what is in progress. */
+	g_clear_pointer(&bridge->continuing, g_ptr_array_unref);
 	if (bridge->daemon && bridge->save_timer == 0)
 		bridge->save_timer = g_timeout_add_seconds(SAVE_DELAY_SECONDS,
 		                                           on_save, bridge);

@@ -94,6 +94,11 @@ struct Bridge {
 	guint continue_timer;  /* source of a due Continue push; 0: none */
 	gint64 continue_at;    /* monotonic microseconds of its last push;
 	                          0: none yet */
+	GPtrArray *continuing; /* BridgeEpisode *, borrowed: those in
+	                          progress, most recently played first, kept
+	                          through changes of position
+	                          (playlists/push.c); NULL: to be worked out,
+	                          as after any other change */
 	GRegex *url_prefixes;  /* tracking-redirect prefixes; NULL until used */
 	BridgeTracking tracking;
 	BridgePlaylistFiles *files;      /* NULL until first looked at */

@@ -535,6 +535,8 @@ read_file(BridgeConfig *config, GKeyFile *file, BridgeConfigFlags flags,
 	               error) ||
 	    !read_uint(file, GROUP_BRIDGE, "new_limit", 0, 100000,
 	               &config->new_limit, error) ||
+	    !read_uint(file, GROUP_BRIDGE, "continue_limit", 1, 100000,
+	               &config->continue_limit, error) ||
 	    !read_bool(file, GROUP_BRIDGE, "auto_queue", &config->auto_queue,
 	               error) ||
 	    !read_uint(file, GROUP_BRIDGE, "jobs", 1, 64, &config->jobs,
@@ -608,6 +610,7 @@ bridge_config_load_full(const char *path, BridgeConfigFlags flags,
 	config->refresh_minutes = 60;
 	config->keep = 100;
 	config->new_limit = 100;
+	config->continue_limit = 100;
 	config->jobs = 8;
 	config->fetch_timeout = 120;
 	config->later_playlist = g_strdup("Podcasts: Play later");

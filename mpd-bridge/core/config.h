@@ -120,6 +120,7 @@ typedef struct {
 	guint refresh_minutes;    /* [bridge] refresh_interval: 60 */
 	guint keep;               /* [bridge] keep: 100 episodes a playlist */
 	guint new_limit;          /* [bridge] new_limit: 100 */
+	guint continue_limit;     /* [bridge] continue_limit: 100 */
 	gboolean auto_queue;      /* [bridge] auto_queue: false */
 	guint jobs;               /* [bridge] jobs: 8 feeds fetched at once */
 	guint fetch_timeout;      /* [bridge] fetch_timeout: 120 seconds a

@@ -37,12 +37,12 @@ GPtrArray *
 bridge_push_continuing(Bridge *bridge);
 
 /*
- * Pushes the Continue playlist as positions change: now, or once a
- * minute has passed since its last push, so that a listener's every
- * checkpoint does not rewrite it.
+ * Pushes the Continue playlist as @episode's position changes: now, or
+ * once a minute has passed since its last push, so that a listener's
+ * every checkpoint does not rewrite it.
  */
 void
-bridge_push_continue_soon(Bridge *bridge);
+bridge_push_continue_soon(Bridge *bridge, BridgeEpisode *episode);
 
 /*
  * Removes @feed's stored playlist from MPD, and its M3U file from the

@@ -415,6 +415,30 @@ bridge_store_list_episodes(const BridgeStore *store, const BridgeFeed *feed)
 	return list;
 }
 
+GPtrArray *
+bridge_store_filter_episodes(const BridgeStore *store, BridgeEpisodeFilter keep,
+                             gpointer data)
+{
+	GPtrArray *list = NULL;
+
+	g_return_val_if_fail(store != NULL, NULL);
+	g_return_val_if_fail(keep != NULL, NULL);
+
+	list = g_ptr_array_new();
+	for (guint i = 0; i < store->feeds->len; i++) {
+		const Feed *feed = g_ptr_array_index(store->feeds, i);
+
+		for (guint j = 0; j < feed->episodes->len; j++) {
+			BridgeEpisode *episode =
+			        g_ptr_array_index(feed->episodes, j);
+
+			if (keep(episode, data))
+				g_ptr_array_add(list, episode);
+		}
+	}
+	return list;
+}
+
 BridgeEpisode *
 bridge_store_find_episode(const BridgeStore *store, const char *key)
 {

@@ -242,6 +242,19 @@ bridge_store_lookup_episode(const BridgeStore *store, const BridgeFeed *feed,
 GPtrArray *
 bridge_store_list_episodes(const BridgeStore *store, const BridgeFeed *feed);
 
+/* Whether @episode is one that bridge_store_filter_episodes() keeps. */
+typedef gboolean (*BridgeEpisodeFilter)(const BridgeEpisode *episode,
+                                        gpointer data);
+
+/*
+ * The episodes of every feed that @keep keeps, in no order: a pass
+ * without the sort of bridge_store_list_episodes(), which at 100,000
+ * episodes takes a tenth of a second. A new array of borrowed pointers.
+ */
+GPtrArray *
+bridge_store_filter_episodes(const BridgeStore *store, BridgeEpisodeFilter keep,
+                             gpointer data);
+
 /*
  * Finds an episode by id, guid, stream URL or downloaded file (in that
  * order), or NULL.
