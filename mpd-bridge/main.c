@@ -373,8 +373,9 @@ run_daemon(Bridge *bridge)
 	bridge_phone_sync_stop(bridge);
 	bridge_downloads_stop(bridge);
 	g_clear_pointer(&bridge->fetcher, feed_fetcher_free);
-	/* A clean stop leaves the state in one file. */
-	if (bridge_store_journal_size(bridge->store) > 0)
+	/* A clean stop leaves the state in one file, with all that waited. */
+	if (bridge_store_journal_size(bridge->store) > 0 || bridge->later ||
+	    bridge->to_journal != NULL)
 		bridge_changed(bridge);
 	if (!bridge_save(bridge, &error)) {
 		/* No loop runs the retry now: what was not saved is lost. */
@@ -831,6 +832,8 @@ main(int argc, char **argv)
 	g_free(bridge.starred_pushed);
 	g_free(bridge.continue_pushed);
 	g_clear_pointer(&bridge.continuing, g_ptr_array_unref);
+	g_clear_pointer(&bridge.to_journal, g_ptr_array_unref);
+	g_clear_handle_id(&bridge.journal_idle, g_source_remove);
 	g_clear_handle_id(&bridge.continue_timer, g_source_remove);
 	g_clear_pointer(&bridge.url_prefixes, g_regex_unref);
 	bridge_tracker_clear(&bridge);

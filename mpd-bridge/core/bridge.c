@@ -57,34 +57,93 @@ bridge_changed(Bridge *bridge)
 		                                           on_save, bridge);
 }
 
-void
-bridge_changed_position(Bridge *bridge, const BridgeEpisode *episode)
+static void
+journal(Bridge *bridge, const BridgeEpisode *episode)
 {
 	g_autoptr(GError) error = NULL;
 	guint64 size = 0;
 
-	/* The command line saves once, at its end; a due save has it all. */
-	if (!bridge->daemon || bridge->dirty) {
-		bridge_changed(bridge);
-		return;
-	}
 	if (!bridge_store_journal_position(bridge->store, episode, &size,
 	                                   &error)) {
 		g_message("%s; saving the whole state instead", error->message);
 		bridge_changed(bridge);
 		return;
 	}
-	bridge->changes++;
 	if (size > JOURNAL_MAX_BYTES)
 		bridge_changed(bridge);
+}
+
+/* Writes the lines due, unless a whole save is due, which holds them. */
+static void
+write_due(Bridge *bridge)
+{
+	g_autoptr(GPtrArray) due = g_steal_pointer(&bridge->to_journal);
+
+	g_clear_handle_id(&bridge->journal_idle, g_source_remove);
+	for (guint i = 0; due != NULL && i < due->len && !bridge->dirty; i++) {
+		const BridgeEpisode *episode =
+		        bridge_store_find_episode(bridge->store, due->pdata[i]);
+
+		if (episode != NULL)
+			journal(bridge, episode);
+	}
+}
+
+static gboolean
+on_journal(gpointer data)
+{
+	Bridge *bridge = data;
+
+	bridge->journal_idle = 0;
+	write_due(bridge);
+	return G_SOURCE_REMOVE;
+}
+
+/* The lines due are in memory: a whole save holds them. */
+static void
+forget_journal(Bridge *bridge)
+{
+	g_clear_pointer(&bridge->to_journal, g_ptr_array_unref);
+	g_clear_handle_id(&bridge->journal_idle, g_source_remove);
+}
+
+void
+bridge_changed_position(Bridge *bridge, const BridgeEpisode *episode)
+{
+	/* The command line saves once, at its end; a due save has it all. */
+	if (!bridge->daemon || bridge->dirty) {
+		bridge_changed(bridge);
+		return;
+	}
+	bridge->changes++;
+	if (bridge->to_journal == NULL)
+		bridge->to_journal = g_ptr_array_new_with_free_func(g_free);
+	if (!g_ptr_array_find_with_equal_func(bridge->to_journal, episode->id,
+	                                      g_str_equal, NULL))
+		g_ptr_array_add(bridge->to_journal, g_strdup(episode->id));
+	if (bridge->journal_idle == 0)
+		bridge->journal_idle = g_idle_add(on_journal, bridge);
+}
+
+void
+bridge_changed_later(Bridge *bridge)
+{
+	bridge->later = TRUE;
+	bridge->changes++;
 }
 
 gboolean
 bridge_save(Bridge *bridge, GError **error)
 {
 	g_clear_handle_id(&bridge->save_timer, g_source_remove);
-	if (!bridge->dirty)
+	/*
+	 * A checkpoint's line goes now. What waits for a whole save waits
+	 * in the daemon, which saves it at its stop; a command line ends.
+	 */
+	if (!bridge->dirty && (!bridge->later || bridge->daemon)) {
+		write_due(bridge);
 		return TRUE;
+	}
 	if (!bridge_store_save(bridge->store, error)) {
 		if (bridge->daemon)
 			bridge->save_timer = g_timeout_add_seconds(
@@ -92,5 +151,7 @@ bridge_save(Bridge *bridge, GError **error)
 		return FALSE;
 	}
 	bridge->dirty = FALSE;
+	bridge->later = FALSE;
+	forget_journal(bridge);
 	return TRUE;
 }

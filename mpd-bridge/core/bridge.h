@@ -86,6 +86,11 @@ struct Bridge {
 	gboolean pushed;       /* playlists pushed whole since MPD connected:
 	                          until then, every push is whole */
 	gboolean dirty;        /* the state has changes not yet saved */
+	gboolean later;        /* it has changes that wait for the next
+	                          whole save (bridge_changed_later()) */
+	GPtrArray *to_journal; /* ids of episodes whose journal line is
+	                          due, char *; NULL: none */
+	guint journal_idle;    /* source that writes them; 0: none */
 	guint64 changes;       /* bridge_changed() calls so far */
 	char *new_pushed;      /* hash of the new-episodes playlist last sent
 	                          to MPD; NULL before the first */
@@ -124,14 +129,29 @@ void
 bridge_changed(Bridge *bridge);
 
 /*
- * Notes that only @episode's position (and last play) changed: in the
- * daemon, a line in the state's journal, not a whole save, unless a
- * whole save is due anyway or the journal has grown long.
+ * Notes that only @episode's position, last play or sync stamp changed:
+ * in the daemon, a line in the state's journal, not a whole save, unless
+ * a whole save is due anyway or the journal has grown long. The line is
+ * written once the loop is idle, one for all that changed the episode
+ * meanwhile (the tracker's checkpoint and the phone sync's stamp).
  */
 void
 bridge_changed_position(Bridge *bridge, const BridgeEpisode *episode);
 
-/* Saves now if a save is pending; logs a failure. */
+/*
+ * Notes a change that may wait for the next whole save, for whatever
+ * reason that comes, or the daemon's stop: one that a crash may lose at
+ * no cost because what it records is done again, as a phone sync round's
+ * bookkeeping (what was uploaded is uploaded again, and the server keeps
+ * the newest).
+ */
+void
+bridge_changed_later(Bridge *bridge);
+
+/*
+ * Saves now if a save is pending (or, in a command line, changes wait
+ * for one); else writes the journal lines due.
+ */
 gboolean
 bridge_save(Bridge *bridge, GError **error);
 

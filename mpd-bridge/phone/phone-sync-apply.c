@@ -234,7 +234,8 @@ bridge_phone_sync_apply_actions(Bridge *bridge, GPtrArray *actions,
 		}
 	}
 	bridge_phone_sync_set_unmatched(bridge, later);
-	bridge_changed(bridge);
+	/* With the server's stamp, which a crash loses too: pulled again. */
+	bridge_changed_later(bridge);
 	if (any)
 		bridge_push_all(bridge, FALSE);
 }

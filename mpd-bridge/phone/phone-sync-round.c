@@ -235,6 +235,7 @@ pushed(Bridge *bridge, Round *round)
 		bridge_store_move_feed(bridge->store, feed, update->new_url);
 		g_free(feed->synced_url);
 		feed->synced_url = g_strdup(update->new_url);
+		bridge_changed(bridge);
 	}
 	bridge_phone_sync_get(bridge)->pushed_changes =
 	        round->add->len + round->remove->len + round->actions->len;
@@ -289,7 +290,13 @@ on_round(GObject *source, GAsyncResult *result, gpointer data)
 			                         round->pulled,
 			                         round->new_actions_since);
 	}
-	bridge_changed(bridge);
+	/*
+	 * What a round did to episodes and feeds was noted as it did it.
+	 * What is left is its bookkeeping (what was uploaded, the server's
+	 * stamp, the last error): lost to a crash, it is done again, and
+	 * it is not worth a whole save after every checkpoint's upload.
+	 */
+	bridge_changed_later(bridge);
 	bridge_phone_sync_answer_calls(bridge, calls, round->error);
 	/* What was asked while this round was out. */
 	if (again != 0 || s->waiting->len > 0)

@@ -114,7 +114,8 @@ bridge_phone_sync_changed(Bridge *bridge, BridgeEpisode *episode)
 	/* Ours now: what a phone said before it is past. */
 	if (bridge->phone != NULL)
 		g_hash_table_remove(bridge->phone->held, episode->id);
-	bridge_changed(bridge);
+	/* With the checkpoint's position: one line in the journal. */
+	bridge_changed_position(bridge, episode);
 	schedule_push(bridge);
 }
 

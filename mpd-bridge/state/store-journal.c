@@ -6,7 +6,11 @@
  * load replays it over the file. A line a crash cut short is not a line,
  * and is passed over: what is lost is at most one checkpoint.
  *
- *     position EPISODE-ID SECONDS LAST-PLAYED
+ *     position EPISODE-ID SECONDS LAST-PLAYED [SYNC-CHANGED UNSENT]
+ *
+ * The last two are there when the change was this machine's own, for a
+ * phone sync (phone-sync.c): the stamp of the change, and 1 while it is
+ * not uploaded yet, 0 once it is.
  *
  * The file grows a block of zeros at a time, and the lines go over the
  * zeros: the text ends at the first zero byte. So most checkpoints change
@@ -72,10 +76,8 @@ bridge_store_journal_position(BridgeStore *store, const BridgeEpisode *episode,
                               guint64 *size, GError **error)
 {
 	g_autofree char *path = journal_path(store);
-	g_autofree char *line = g_strdup_printf(
-	        "position %s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT "\n",
-	        episode->id, episode->position, episode->last_played);
-	gsize length = strlen(line);
+	g_autofree char *line = NULL;
+	gsize length;
 	guint64 end = store->stamp.journal;
 	struct stat st;
 	int errsv = 0;
@@ -84,6 +86,20 @@ bridge_store_journal_position(BridgeStore *store, const BridgeEpisode *episode,
 	g_return_val_if_fail(store != NULL, FALSE);
 	g_return_val_if_fail(episode != NULL, FALSE);
 
+	/* A phone's change (sync_from) came with a whole save. */
+	if (episode->sync_from == NULL &&
+	    (episode->sync_changed != 0 || episode->sync_unsent))
+		line = g_strdup_printf(
+		        "position %s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+		        " %" G_GINT64_FORMAT " %d\n",
+		        episode->id, episode->position, episode->last_played,
+		        episode->sync_changed, episode->sync_unsent ? 1 : 0);
+	else
+		line = g_strdup_printf("position %s %" G_GINT64_FORMAT
+		                       " %" G_GINT64_FORMAT "\n",
+		                       episode->id, episode->position,
+		                       episode->last_played);
+	length = strlen(line);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 || fstat(fd, &st) != 0)
 		errsv = errno;
@@ -110,20 +126,30 @@ static void
 replay_line(BridgeStore *store, char *line)
 {
 	g_auto(GStrv) words = g_strsplit(line, " ", -1);
+	guint n = g_strv_length(words);
 	Episode *episode;
-	gint64 position, last_played;
+	gint64 position, last_played, changed = 0, unsent = 0;
 
-	if (g_strv_length(words) != 4 || strcmp(words[0], "position") != 0 ||
+	if ((n != 4 && n != 6) || strcmp(words[0], "position") != 0 ||
 	    !g_ascii_string_to_signed(words[2], 10, 0, G_MAXINT64, &position,
 	                              NULL) ||
 	    !g_ascii_string_to_signed(words[3], 10, 0, G_MAXINT64, &last_played,
-	                              NULL))
+	                              NULL) ||
+	    (n == 6 &&
+	     (!g_ascii_string_to_signed(words[4], 10, 0, G_MAXINT64, &changed,
+	                                NULL) ||
+	      !g_ascii_string_to_signed(words[5], 10, 0, 1, &unsent, NULL))))
 		return;
 	episode = g_hash_table_lookup(store->episode_ids, words[1]);
 	if (episode == NULL)
 		return;
 	episode->pub.position = position;
 	episode->pub.last_played = last_played;
+	if (n == 6) {
+		episode->pub.sync_changed = changed;
+		episode->pub.sync_unsent = unsent == 1;
+		g_clear_pointer(&episode->pub.sync_from, g_free);
+	}
 }
 
 /*

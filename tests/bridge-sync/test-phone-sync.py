@@ -1117,11 +1117,38 @@ def t_no_credentials(w):
           "critical")
 
 
+def t_checkpoint_journal(w):
+    """a pause on the speaker, stamped for the phone and pushed, is one
+    line in the state's journal, with the stamp, and no whole save"""
+    box_play(w, "ep10", 20)
+    # What the start asked to save is saved 2 s after it.
+    time.sleep(2.5)
+    before = os.stat(w.state_file)
+    at, _ = box_pause(w)
+    try:
+        wait_box_action(w, "ep10", at, "the push of the pause")
+    finally:
+        w.mpd.command("stop")
+    e = w.episode("ep10")
+    with open(w.state_file + ".journal", "rb") as f:
+        lines = f.read().split(b"\0")[0].decode().splitlines()
+    mine = [line.split() for line in lines
+            if line.startswith(f"position {e['id']} ")]
+    check(mine and len(mine[-1]) == 6 and near(int(mine[-1][2]), at, 1.5)
+          and int(mine[-1][4]) > 0,
+          f"paused at {at:.1f} s, the journal's lines of ep10 are {mine} "
+          f"(want: position ID SECONDS LAST-PLAYED STAMP UNSENT)")
+    after = os.stat(w.state_file)
+    check((after.st_ino, after.st_mtime_ns) ==
+          (before.st_ino, before.st_mtime_ns),
+          "the state file was saved whole after the pause and its push")
+
+
 SCENARIOS = [t_world, t_resume_from_phone, t_pause_to_phone,
              t_finish_to_phone, t_subscriptions, t_server_down, t_conflict,
              t_clock, t_guid_change, t_timing, t_uploads_well_formed,
              t_update_urls, t_moved_feed, t_action_before_episode,
-             t_no_credentials]
+             t_no_credentials, t_checkpoint_journal]
 
 
 def for_family(test, kind):

@@ -1392,6 +1392,55 @@ test_journal(void)
 	bridge_store_free(store);
 }
 
+static void
+test_journal_sync(void)
+{
+	g_autofree char *path = state_path();
+	BridgeStore *store = open_ok(path);
+	BridgeFeed *feed = bridge_store_add_feed(store, "https://a.example/");
+	BridgeEpisode *ours = bridge_store_get_episode(store, feed, "g1", NULL);
+	BridgeEpisode *phones =
+	        bridge_store_get_episode(store, feed, "g2", NULL);
+	g_autofree char *ours_id = g_strdup(ours->id);
+	g_autofree char *phones_id = g_strdup(phones->id);
+	BridgeStore *reader;
+	BridgeEpisode *got;
+
+	g_test_summary("A change of this machine's for a phone sync goes to "
+	               "the journal with its stamp and whether it is "
+	               "uploaded; a phone's own change keeps what it says");
+	ours->sync_from = g_strdup("phone");
+	phones->sync_changed = 500;
+	phones->sync_from = g_strdup("phone");
+	save_ok(store);
+	/* Ours now: the stamp is ours, not uploaded yet. */
+	g_clear_pointer(&ours->sync_from, g_free);
+	ours->position = 30;
+	ours->sync_changed = 1000;
+	ours->sync_unsent = TRUE;
+	g_assert_true(bridge_store_journal_position(store, ours, NULL, NULL));
+	phones->position = 12;
+	g_assert_true(bridge_store_journal_position(store, phones, NULL, NULL));
+	reader = open_ok(path);
+	got = bridge_store_find_episode(reader, ours_id);
+	g_assert_cmpint(got->position, ==, 30);
+	g_assert_cmpint(got->sync_changed, ==, 1000);
+	g_assert_true(got->sync_unsent);
+	g_assert_null(got->sync_from);
+	got = bridge_store_find_episode(reader, phones_id);
+	g_assert_cmpint(got->position, ==, 12);
+	g_assert_cmpint(got->sync_changed, ==, 500);
+	g_assert_cmpstr(got->sync_from, ==, "phone");
+	bridge_store_free(reader);
+	/* Uploaded: the next line says so. */
+	ours->sync_unsent = FALSE;
+	g_assert_true(bridge_store_journal_position(store, ours, NULL, NULL));
+	reader = open_ok(path);
+	g_assert_false(bridge_store_find_episode(reader, ours_id)->sync_unsent);
+	bridge_store_free(reader);
+	bridge_store_free(store);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1427,6 +1476,7 @@ main(int argc, char **argv)
 	g_test_add_func("/store/lists/dangling", test_lists_dangling);
 	g_test_add_func("/store/set-guid", test_set_guid);
 	g_test_add_func("/store/journal", test_journal);
+	g_test_add_func("/store/journal-sync", test_journal_sync);
 
 	return g_test_run();
 }
