@@ -87,7 +87,15 @@ class Probe:
     def slowest(self):
         return max((latency for _, latency, _ in self.samples), default=0)
 
-    def check_answers(self, limit=0.5):
+    # What must not come back is MPD not answering for minutes, as MPD
+    # 0.23 does on a cut stream without the relay. A slow answer once in
+    # a while has been seen too, near a song's end or when MPD has played
+    # all it has of one: 0.67-2.5 s for one status, on MPD 0.23 in about
+    # one full run of the suite in eight, and on MPD 0.24 in about one run
+    # of test-relay-play in three in Debian 13's root (before the journal
+    # and Continue changes as after them). Its cause is not known yet;
+    # with MPD --verbose it did not come in three runs.
+    def check_answers(self, limit=3.0):
         check(not self.errors, f"MPD did not answer: {self.errors[:3]}")
         # When, on the daemon's clock, so that its log says what else
         # happened then.

@@ -77,8 +77,8 @@ def t_relay_urls(w):
 
 def t_cuts(w):
     """An episode whose host cuts every answer a second in plays to its
-    end, and only then the next one, while MPD answers status within
-    0.5 s all along"""
+    end, and only then the next one, while MPD answers status all
+    along"""
     probe, reached = play_through(w, "cuts")
     probe.check_answers()
     check(reached >= 9.0, f"MPD moved on at {reached:.1f} s of 10 s")
@@ -128,11 +128,8 @@ def t_down(w):
     start = time.monotonic()
     probe, reached = play_through(w, "down")
     # MPD plays all it has, then waits on a stream that sends nothing
-    # while the relay asks the host again. MPD 0.23 has been seen to
-    # answer one status in 1.25-2.5 s right when it ran out (in about one
-    # full run of the suite in eight, cause unknown); what must not come
-    # back is MPD not answering for minutes, as on a cut stream.
-    probe.check_answers(limit=3.0)
+    # while the relay asks the host again.
+    probe.check_answers()
     check(time.monotonic() - start < 30, "it took the relay too long")
     check_ended_in_progress(w, "down", reached, "failing for 6 s")
 
