@@ -342,8 +342,7 @@ bridge_push_continue_soon(Bridge *bridge, BridgeEpisode *episode)
 
 	/*
 	 * As an episode plays, it stays first: then the playlist is as it
-	 * was, and hashing it again, at some 3,000 episodes in progress,
-	 * would cost more than the whole checkpoint.
+	 * was, and is neither hashed nor pushed again.
 	 */
 	if (!replace_continuing(bridge, episode))
 		return;
