@@ -142,10 +142,14 @@ def t_single_off(w):
 def t_end(w):
     """sleep end stops after a 3 s episode and MPD does not play the
     next"""
-    w.play("short", "after")
     # Set while paused: MPD may take a while to answer as a stream starts,
     # and a oneshot that comes after the song's end is for the next one.
-    w.mpd.command("pause 1")
+    # Paused in the same command list as the play: waiting to see it play
+    # first took MPD past the 3 s episode on a busy machine (Debian 13's
+    # run), and the timer was set for the next one.
+    w.mpd.command("clear", f'add "{w.url("short")}"',
+                  f'add "{w.url("after")}"', "play 0", "pause 1")
+    wait_until(lambda: w.state() == "pause", 10, "MPD to pause the short one")
     check(w.ok("sleep", "end") == "sleeping at the end of Short one",
           "not the short one")
     w.mpd.command("pause 0")
