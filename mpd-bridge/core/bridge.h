@@ -44,6 +44,9 @@ typedef struct {
 	                           1970; set with paused_at */
 	gint64 paused_ms;       /* MPD's elapsed time at that pause; set
 	                           with paused_at */
+	double gone_share;      /* of the song's file MPD had when the
+	                           relay gave its host up mid-way: MPD
+	                           cannot be past that part of it; 0: none */
 } BridgeTracking;
 
 /* Where playlists go as files (playlist-files.c). */

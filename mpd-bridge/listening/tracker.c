@@ -23,6 +23,7 @@
 #include "core/rewind.h"
 #include "listening/queue.h"
 #include "playlists/lists.h"
+#include "relay/relay.h"
 
 #include <string.h>
 
@@ -103,6 +104,13 @@ account(Bridge *bridge, gint64 now, Said said, gint64 said_ms)
 	        t->duration_ms > 0 ? t->duration_ms / 1000 : episode->duration;
 	if (duration_s > 0)
 		position_ms = MIN(position_ms, duration_s * 1000);
+	/*
+	 * Past the bytes the relay had when it gave the host up, MPD got
+	 * zeros: the reckoning ran on while MPD waited for them.
+	 */
+	if (said != SAID_ELAPSED && t->gone_share > 0 && duration_s > 0)
+		position_ms = MIN(position_ms,
+		                  (gint64)(t->gone_share * duration_s * 1000));
 	episode->position = position_ms / 1000;
 	/* Paused, it did not play since: a rewind counts from the pause. */
 	if (t->state == BRIDGE_PLAYER_PLAY)
@@ -564,6 +572,8 @@ bridge_tracker_on_player(Bridge *bridge)
 		t->elapsed_ms = status.elapsed_ms;
 	t->duration_ms = status.duration_ms;
 	t->at = now;
+	if (changed)
+		t->gone_share = 0;
 	if (episode != NULL && changed && status.state == BRIDGE_PLAYER_PLAY)
 		bridge_tell_episode(bridge, BRIDGE_NEWS_STARTED, episode);
 	/* With sync, a phone may know a place to resume at even so. */
@@ -617,6 +627,18 @@ bridge_tracker_on_player(Bridge *bridge)
 	}
 	if (dropped_id != NULL)
 		put_back(bridge, dropped_id, dropped_song, status.error);
+}
+
+void
+bridge_tracker_on_host(Bridge *bridge, const BridgeEpisode *episode)
+{
+	BridgeTracking *t = &bridge->tracking;
+
+	if (g_strcmp0(t->episode_id, episode->id) != 0)
+		return;
+	t->gone_share = bridge_relay_gone_share(bridge, episode);
+	/* Where MPD really is, not where time says it would be. */
+	bridge_tracker_on_player(bridge);
 }
 
 void

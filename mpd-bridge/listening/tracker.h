@@ -12,6 +12,13 @@ void
 bridge_tracker_on_player(Bridge *bridge);
 
 /*
+ * The relay's host of @episode came back, or was given up: if MPD
+ * plays it, where MPD is now, and how far it can get.
+ */
+void
+bridge_tracker_on_host(Bridge *bridge, const BridgeEpisode *episode);
+
+/*
  * MPD went away, or the daemon stops: the position so far is kept and
  * the tracker forgets the player.
  */

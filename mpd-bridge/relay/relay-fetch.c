@@ -174,6 +174,28 @@ go_on(RelayEntry *entry)
 }
 
 /*
+ * The part of @entry's file MPD can play before its bytes run out: up
+ * to the first byte missing after where the answer MPD streams now (the
+ * newest) has got to.
+ */
+static double
+share_for_mpd(const RelayEntry *entry)
+{
+	guint64 from = 0;
+
+	if (entry->total == 0)
+		return 0;
+	if (entry->replies != NULL) {
+		const RelayReply *reply = entry->replies->data;
+
+		from = reply->next;
+	}
+	return (double)MIN(bridge_ranges_end_from(entry->ranges, from),
+	                   entry->total) /
+	       (double)entry->total;
+}
+
+/*
  * The host of @entry is given up for now: MPD gets the end of what it
  * streams (relay-reply.c). @status is the host's HTTP status, which MPD
  * gets when nothing came before it; 0: none.
@@ -202,6 +224,8 @@ give_up(RelayEntry *entry, guint status, const char *reason)
 		g_message("relay: %s gave up %s before its first byte: %s",
 		          host, entry->title, reason);
 	bridge_relay_note_gone(entry, host, reason);
+	if (entry->head_known)
+		bridge_relay_note_share(entry, share_for_mpd(entry));
 	bridge_relay_tell(entry, BRIDGE_NEWS_RELAY_HOST);
 	bridge_relay_cache_record(entry, TRUE);
 	bridge_relay_replies_wake(entry);
@@ -214,6 +238,7 @@ bridge_relay_fetch_retry_gone(RelayEntry *entry)
 	    g_get_monotonic_time() - entry->gone_at < GONE_RETRY_US)
 		return;
 	g_clear_pointer(&entry->gone, g_free);
+	bridge_relay_note_share(entry, 0);
 	entry->failures = 0;
 	entry->failing_since = 0;
 }

@@ -34,9 +34,11 @@ typedef struct RelayFetch RelayFetch;
 
 /* An episode the relay may serve, as the store had it. */
 typedef struct {
-	char *url;   /* the host's */
-	char *title; /* for the log */
-	char *type;  /* the enclosure's MIME type; NULL: unknown */
+	char *url;         /* the host's */
+	char *title;       /* for the log */
+	char *type;        /* the enclosure's MIME type; NULL: unknown */
+	double gone_share; /* of the file MPD had when its host was given
+	                      up mid-way; 0: not given up */
 } RelayEpisode;
 
 /* Why a host was given up, for `status`. */
@@ -170,6 +172,14 @@ bridge_relay_tell(RelayEntry *entry, BridgeNewsKind kind);
 /* The relay's thread: @entry's host is given up, for `status`. */
 void
 bridge_relay_note_gone(RelayEntry *entry, const char *host, const char *reason);
+
+/*
+ * The relay's thread: the part of @entry's file what MPD streams has
+ * (0 to 1) as its host is given up, for the tracker; 0 when the host is
+ * asked again.
+ */
+void
+bridge_relay_note_share(RelayEntry *entry, double share);
 
 /* relay-server.c: the relay's thread. */
 

@@ -203,6 +203,36 @@ bridge_relay_note_gone(RelayEntry *entry, const char *host, const char *reason)
 	g_mutex_unlock(&relay->lock);
 }
 
+void
+bridge_relay_note_share(RelayEntry *entry, double share)
+{
+	BridgeRelay *relay = entry->relay;
+	RelayEpisode *known;
+
+	g_mutex_lock(&relay->lock);
+	known = g_hash_table_lookup(relay->episodes, entry->id);
+	if (known != NULL)
+		known->gone_share = share;
+	g_mutex_unlock(&relay->lock);
+}
+
+double
+bridge_relay_gone_share(const Bridge *bridge, const BridgeEpisode *episode)
+{
+	BridgeRelay *relay = bridge->relay;
+	const RelayEpisode *known;
+	double share = 0;
+
+	if (relay == NULL)
+		return 0;
+	g_mutex_lock(&relay->lock);
+	known = g_hash_table_lookup(relay->episodes, episode->id);
+	if (known != NULL)
+		share = known->gone_share;
+	g_mutex_unlock(&relay->lock);
+	return share;
+}
+
 /* The port of the last run, kept beside the cache files; 0: none. */
 static guint
 last_port(const BridgeRelay *relay)

@@ -56,6 +56,14 @@ char *
 bridge_relay_uri(const Bridge *bridge, const BridgeEpisode *episode);
 
 /*
+ * The part of @episode's file (0 to 1) that what MPD streams had when
+ * the relay gave its host up mid-way: MPD gets zeros past it, so it can
+ * be no further in the episode. 0 while the host is not given up.
+ */
+double
+bridge_relay_gone_share(const Bridge *bridge, const BridgeEpisode *episode);
+
+/*
  * For `status`, "; " and where the relay listens, or why it is off; and
  * the last host it gave up, when one was.
  */
