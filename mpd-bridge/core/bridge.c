@@ -14,6 +14,12 @@
  * that nothing else asked for.
  */
 #define JOURNAL_MAX_BYTES (64 * 1024)
+/*
+ * More episodes than this changed before the loop was idle (a command
+ * that marks a season listened) are one whole save, not a synced line
+ * each.
+ */
+#define JOURNAL_MAX_DUE 16
 
 static gboolean
 on_save(gpointer data)
@@ -63,8 +69,8 @@ journal(Bridge *bridge, const BridgeEpisode *episode)
 	g_autoptr(GError) error = NULL;
 	guint64 size = 0;
 
-	if (!bridge_store_journal_position(bridge->store, episode, &size,
-	                                   &error)) {
+	if (!bridge_store_journal_episode(bridge->store, episode, &size,
+	                                  &error)) {
 		g_message("%s; saving the whole state instead", error->message);
 		bridge_changed(bridge);
 		return;
@@ -108,10 +114,12 @@ forget_journal(Bridge *bridge)
 }
 
 void
-bridge_changed_position(Bridge *bridge, const BridgeEpisode *episode)
+bridge_changed_episode(Bridge *bridge, const BridgeEpisode *episode)
 {
 	/* The command line saves once, at its end; a due save has it all. */
-	if (!bridge->daemon || bridge->dirty) {
+	if (!bridge->daemon || bridge->dirty ||
+	    (bridge->to_journal != NULL &&
+	     bridge->to_journal->len >= JOURNAL_MAX_DUE)) {
 		bridge_changed(bridge);
 		return;
 	}

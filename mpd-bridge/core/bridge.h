@@ -132,14 +132,15 @@ void
 bridge_changed(Bridge *bridge);
 
 /*
- * Notes that only @episode's position, last play or sync stamp changed:
- * in the daemon, a line in the state's journal, not a whole save, unless
- * a whole save is due anyway or the journal has grown long. The line is
- * written once the loop is idle, one for all that changed the episode
- * meanwhile (the tracker's checkpoint and the phone sync's stamp).
+ * Notes that only @episode's position, last play, listened or sync stamp
+ * changed: in the daemon, a line in the state's journal, not a whole
+ * save, unless a whole save is due anyway, the journal has grown long or
+ * many episodes wait for their lines. The line is written once the loop
+ * is idle, one for all that changed the episode meanwhile (the tracker's
+ * checkpoint and the phone sync's stamp).
  */
 void
-bridge_changed_position(Bridge *bridge, const BridgeEpisode *episode);
+bridge_changed_episode(Bridge *bridge, const BridgeEpisode *episode);
 
 /*
  * Notes a change that may wait for the next whole save, for whatever

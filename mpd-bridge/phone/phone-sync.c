@@ -115,7 +115,7 @@ bridge_phone_sync_changed(Bridge *bridge, BridgeEpisode *episode)
 	if (bridge->phone != NULL)
 		g_hash_table_remove(bridge->phone->held, episode->id);
 	/* With the checkpoint's position: one line in the journal. */
-	bridge_changed_position(bridge, episode);
+	bridge_changed_episode(bridge, episode);
 	schedule_push(bridge);
 }
 

@@ -30,9 +30,14 @@ bridge_lists_set_listened(Bridge *bridge, BridgeEpisode *episode,
 	episode->listened = listened;
 	episode->listened_at =
 	        listened ? g_get_real_time() / G_USEC_PER_SEC : 0;
-	if (listened && at >= 0)
+	bridge_push_continuing_update(bridge, episode);
+	if (listened && at >= 0) {
 		g_ptr_array_remove_index(later->episodes, (guint)at);
-	bridge_changed(bridge);
+		bridge_changed(bridge);
+	} else {
+		/* An episode's end, as one plays: a line in the journal. */
+		bridge_changed_episode(bridge, episode);
+	}
 	bridge_downloads_changed(bridge);
 }
 

@@ -282,12 +282,8 @@ bridge_push_continuing(Bridge *bridge)
 	return first;
 }
 
-/*
- * Puts @episode where its last play puts it, or out when it is not in
- * progress; FALSE when that changes nothing, or nothing is kept.
- */
-static gboolean
-replace_continuing(Bridge *bridge, BridgeEpisode *episode)
+gboolean
+bridge_push_continuing_update(Bridge *bridge, BridgeEpisode *episode)
 {
 	GPtrArray *going = bridge->continuing;
 	guint was = 0, at = 0;
@@ -344,7 +340,7 @@ bridge_push_continue_soon(Bridge *bridge, BridgeEpisode *episode)
 	 * As an episode plays, it stays first: then the playlist is as it
 	 * was, and is neither hashed nor pushed again.
 	 */
-	if (!replace_continuing(bridge, episode))
+	if (!bridge_push_continuing_update(bridge, episode))
 		return;
 	if (bridge->continue_timer != 0 || bridge->mpd == NULL ||
 	    !bridge_mpd_is_connected(bridge->mpd))

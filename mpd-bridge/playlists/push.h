@@ -37,6 +37,14 @@ GPtrArray *
 bridge_push_continuing(Bridge *bridge);
 
 /*
+ * Keeps the episodes in progress true as @episode's position or listened
+ * changed alone, without a look at every episode: it moves to where its
+ * last play puts it, or out. FALSE when that changes nothing.
+ */
+gboolean
+bridge_push_continuing_update(Bridge *bridge, BridgeEpisode *episode);
+
+/*
  * Pushes the Continue playlist as @episode's position changes: now, or
  * once a minute has passed since its last push, so that a listener's
  * every checkpoint does not rewrite it.

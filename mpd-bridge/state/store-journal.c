@@ -1,16 +1,20 @@
 /*
  * The journal beside the state file (PATH.journal): where the episodes
- * that play have got to, a line each, written at every checkpoint
- * instead of rewriting the whole file, which at 100,000 episodes is 45 MB
- * for one changed number. A whole save folds it in and removes it; a
- * load replays it over the file. A line a crash cut short is not a line,
- * and is passed over: what is lost is at most one checkpoint.
+ * that play have got to, and whether they are listened, a line each,
+ * written at every checkpoint and episode's end instead of rewriting the
+ * whole file, which at 100,000 episodes is 45 MB for one changed number.
+ * A whole save folds it in and removes it; a load replays it over the
+ * file. A line a crash cut short is not a line, and is passed over: what
+ * is lost is at most one checkpoint.
  *
- *     position EPISODE-ID SECONDS LAST-PLAYED [SYNC-CHANGED UNSENT]
+ *     episode ID SECONDS LAST-PLAYED LISTENED LISTENED-AT
+ *             [SYNC-CHANGED UNSENT]
  *
- * The last two are there when the change was this machine's own, for a
- * phone sync (phone-sync.c): the stamp of the change, and 1 while it is
- * not uploaded yet, 0 once it is.
+ * on one line. LISTENED is 1 or 0. The last two are there when the change
+ * was this machine's own, for a phone sync (phone-sync.c): the stamp of
+ * the change, and 1 while it is not uploaded yet, 0 once it is. Journals
+ * of earlier versions have `position ID SECONDS LAST-PLAYED [SYNC-CHANGED
+ * UNSENT]` lines, which are read too.
  *
  * The file grows a block of zeros at a time, and the lines go over the
  * zeros: the text ends at the first zero byte. So most checkpoints change
@@ -72,8 +76,8 @@ write_line(int fd, const char *line, gsize length, off_t offset, off_t size)
 }
 
 gboolean
-bridge_store_journal_position(BridgeStore *store, const BridgeEpisode *episode,
-                              guint64 *size, GError **error)
+bridge_store_journal_episode(BridgeStore *store, const BridgeEpisode *episode,
+                             guint64 *size, GError **error)
 {
 	g_autofree char *path = journal_path(store);
 	g_autofree char *line = NULL;
@@ -90,15 +94,17 @@ bridge_store_journal_position(BridgeStore *store, const BridgeEpisode *episode,
 	if (episode->sync_from == NULL &&
 	    (episode->sync_changed != 0 || episode->sync_unsent))
 		line = g_strdup_printf(
-		        "position %s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
-		        " %" G_GINT64_FORMAT " %d\n",
+		        "episode %s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+		        " %d %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %d\n",
 		        episode->id, episode->position, episode->last_played,
+		        episode->listened ? 1 : 0, episode->listened_at,
 		        episode->sync_changed, episode->sync_unsent ? 1 : 0);
 	else
-		line = g_strdup_printf("position %s %" G_GINT64_FORMAT
-		                       " %" G_GINT64_FORMAT "\n",
-		                       episode->id, episode->position,
-		                       episode->last_played);
+		line = g_strdup_printf(
+		        "episode %s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+		        " %d %" G_GINT64_FORMAT "\n",
+		        episode->id, episode->position, episode->last_played,
+		        episode->listened ? 1 : 0, episode->listened_at);
 	length = strlen(line);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 || fstat(fd, &st) != 0)
@@ -121,31 +127,47 @@ bridge_store_journal_position(BridgeStore *store, const BridgeEpisode *episode,
 	return TRUE;
 }
 
-/* One line: its episode's position and last play, when it is one. */
+static gboolean
+number(const char *word, gint64 max, gint64 *out)
+{
+	return g_ascii_string_to_signed(word, 10, 0, max, out, NULL);
+}
+
+/* One line: what it says of its episode, when it is one. */
 static void
 replay_line(BridgeStore *store, char *line)
 {
 	g_auto(GStrv) words = g_strsplit(line, " ", -1);
 	guint n = g_strv_length(words);
+	/* The listened words: the older `position` line has none. */
+	guint listened_words =
+	        n > 0 && strcmp(words[0], "episode") == 0 ? 2 : 0;
 	Episode *episode;
-	gint64 position, last_played, changed = 0, unsent = 0;
+	gint64 position, last_played, listened = 0, listened_at = 0;
+	gint64 changed = 0, unsent = 0;
+	gboolean synced = n == 6 + listened_words;
 
-	if ((n != 4 && n != 6) || strcmp(words[0], "position") != 0 ||
-	    !g_ascii_string_to_signed(words[2], 10, 0, G_MAXINT64, &position,
-	                              NULL) ||
-	    !g_ascii_string_to_signed(words[3], 10, 0, G_MAXINT64, &last_played,
-	                              NULL) ||
-	    (n == 6 &&
-	     (!g_ascii_string_to_signed(words[4], 10, 0, G_MAXINT64, &changed,
-	                                NULL) ||
-	      !g_ascii_string_to_signed(words[5], 10, 0, 1, &unsent, NULL))))
+	if ((n != 4 + listened_words && !synced) ||
+	    (listened_words == 0 && strcmp(words[0], "position") != 0) ||
+	    !number(words[2], G_MAXINT64, &position) ||
+	    !number(words[3], G_MAXINT64, &last_played) ||
+	    (listened_words > 0 &&
+	     (!number(words[4], 1, &listened) ||
+	      !number(words[5], G_MAXINT64, &listened_at))) ||
+	    (synced &&
+	     (!number(words[4 + listened_words], G_MAXINT64, &changed) ||
+	      !number(words[5 + listened_words], 1, &unsent))))
 		return;
 	episode = g_hash_table_lookup(store->episode_ids, words[1]);
 	if (episode == NULL)
 		return;
 	episode->pub.position = position;
 	episode->pub.last_played = last_played;
-	if (n == 6) {
+	if (listened_words > 0) {
+		episode->pub.listened = listened == 1;
+		episode->pub.listened_at = listened_at;
+	}
+	if (synced) {
 		episode->pub.sync_changed = changed;
 		episode->pub.sync_unsent = unsent == 1;
 		g_clear_pointer(&episode->pub.sync_from, g_free);

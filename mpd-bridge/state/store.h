@@ -131,16 +131,16 @@ gboolean
 bridge_store_save(BridgeStore *store, GError **error);
 
 /*
- * Notes where @episode is (its position and last play) in the journal
- * beside the state file, a line appended and synced, instead of a whole
- * save: for checkpoints while an episode plays. The next whole save
- * folds it in; a load replays it. @size (nullable) gets the journal's
- * size after it. FALSE with @error when it cannot be written: then save
- * the whole state instead.
+ * Notes where @episode is (its position, last play and listened) in the
+ * journal beside the state file, a line written and synced, instead of
+ * a whole save: for checkpoints and ends while an episode plays. The
+ * next whole save folds it in; a load replays it. @size (nullable) gets
+ * the journal's size after it. FALSE with @error when it cannot be
+ * written: then save the whole state instead.
  */
 gboolean
-bridge_store_journal_position(BridgeStore *store, const BridgeEpisode *episode,
-                              guint64 *size, GError **error);
+bridge_store_journal_episode(BridgeStore *store, const BridgeEpisode *episode,
+                             guint64 *size, GError **error);
 
 /* Bytes of the journal's whole lines on the disk now; 0: none. */
 guint64

@@ -388,7 +388,11 @@ def t_listened_at_end(w):
                f"{url} in Podcasts: New before it is played")
     (song,) = queue(w, url)
     play(w, song)
-    w.mpd.command(f"seekcur {DURATION - 3}")
+    w.mpd.command(f"seekcur {DURATION - 6}")
+    # Past the 2 s a whole save waits, for what the start changed.
+    state = os.path.join(w.root, "state", "mpd-bridge", "state")
+    time.sleep(2.5)
+    before = os.stat(state)
     wait_until(lambda: w.mpd.status().get("state") == "stop", 20,
                "MPD to play ep2 to its end")
     try:
@@ -397,6 +401,18 @@ def t_listened_at_end(w):
     except AssertionError:
         raise AssertionError(f"played to the end, ep2 is "
                              f"{episode(w, 'ep2')}") from None
+    # Its end is a line in the journal, not the whole file again.
+    ep2 = episode(w, "ep2")["id"]
+    with open(state + ".journal", "rb") as f:
+        lines = f.read().split(b"\0")[0].decode().splitlines()
+    ends = [line.split() for line in lines
+            if line.startswith(f"episode {ep2} ")]
+    check(ends and ends[-1][4] == "1" and int(ends[-1][5]) > 0,
+          f"the journal's lines of ep2, listened: {ends}")
+    after = os.stat(state)
+    check((after.st_ino, after.st_mtime_ns) ==
+          (before.st_ino, before.st_mtime_ns),
+          "the state file was saved whole as ep2 ended")
     wait_until(lambda: url not in new_playlist(w), 10,
                "ep2 to leave Podcasts: New")
     check(url_of(w, "ep1") in new_playlist(w),
@@ -416,7 +432,7 @@ def t_checkpoint_survives_kill(w):
     # The checkpoint is a line in the journal, not the whole file again.
     journal = open(state + ".journal").read() \
         if os.path.exists(state + ".journal") else ""
-    check(f"position {e['id']} " in journal,
+    check(f"episode {e['id']} " in journal,
           f"after 35 s of play the journal has no position of ep3: "
           f"{journal!r}")
     w.kill_daemon()

@@ -1133,11 +1133,12 @@ def t_checkpoint_journal(w):
     with open(w.state_file + ".journal", "rb") as f:
         lines = f.read().split(b"\0")[0].decode().splitlines()
     mine = [line.split() for line in lines
-            if line.startswith(f"position {e['id']} ")]
-    check(mine and len(mine[-1]) == 6 and near(int(mine[-1][2]), at, 1.5)
-          and int(mine[-1][4]) > 0,
+            if line.startswith(f"episode {e['id']} ")]
+    check(mine and len(mine[-1]) == 8 and near(int(mine[-1][2]), at, 1.5)
+          and int(mine[-1][6]) > 0,
           f"paused at {at:.1f} s, the journal's lines of ep10 are {mine} "
-          f"(want: position ID SECONDS LAST-PLAYED STAMP UNSENT)")
+          f"(want: episode ID SECONDS LAST-PLAYED LISTENED LISTENED-AT "
+          f"STAMP UNSENT)")
     after = os.stat(w.state_file)
     check((after.st_ino, after.st_mtime_ns) ==
           (before.st_ino, before.st_mtime_ns),

@@ -1328,15 +1328,15 @@ test_journal(void)
 	reader = open_ok(path);
 	one->position = 61;
 	one->last_played = 1000;
-	g_assert_true(bridge_store_journal_position(store, one, &size, &error));
+	g_assert_true(bridge_store_journal_episode(store, one, &size, &error));
 	g_assert_no_error(error);
 	g_assert_cmpuint(size, >, 0);
 	g_assert_cmpuint(size, <, 100);
 	one->position = 122;
 	one->last_played = 2000;
-	g_assert_true(bridge_store_journal_position(store, one, NULL, NULL));
+	g_assert_true(bridge_store_journal_episode(store, one, NULL, NULL));
 	two->position = 7;
-	g_assert_true(bridge_store_journal_position(store, two, NULL, NULL));
+	g_assert_true(bridge_store_journal_episode(store, two, NULL, NULL));
 	g_assert_cmpuint(bridge_store_journal_size(store), ==,
 	                 bridge_store_journal_size(reader));
 	/* A reader that read the file before sees the journal grew. */
@@ -1372,7 +1372,7 @@ test_journal(void)
 	                7);
 	/* The next line goes over what the crash cut short. */
 	bridge_store_find_episode(reader, two_id)->position = 8;
-	g_assert_true(bridge_store_journal_position(
+	g_assert_true(bridge_store_journal_episode(
 	        reader, bridge_store_find_episode(reader, two_id), NULL, NULL));
 	{
 		BridgeStore *third = open_ok(path);
@@ -1418,9 +1418,9 @@ test_journal_sync(void)
 	ours->position = 30;
 	ours->sync_changed = 1000;
 	ours->sync_unsent = TRUE;
-	g_assert_true(bridge_store_journal_position(store, ours, NULL, NULL));
+	g_assert_true(bridge_store_journal_episode(store, ours, NULL, NULL));
 	phones->position = 12;
-	g_assert_true(bridge_store_journal_position(store, phones, NULL, NULL));
+	g_assert_true(bridge_store_journal_episode(store, phones, NULL, NULL));
 	reader = open_ok(path);
 	got = bridge_store_find_episode(reader, ours_id);
 	g_assert_cmpint(got->position, ==, 30);
@@ -1434,9 +1434,66 @@ test_journal_sync(void)
 	bridge_store_free(reader);
 	/* Uploaded: the next line says so. */
 	ours->sync_unsent = FALSE;
-	g_assert_true(bridge_store_journal_position(store, ours, NULL, NULL));
+	g_assert_true(bridge_store_journal_episode(store, ours, NULL, NULL));
 	reader = open_ok(path);
 	g_assert_false(bridge_store_find_episode(reader, ours_id)->sync_unsent);
+	bridge_store_free(reader);
+	bridge_store_free(store);
+}
+
+static void
+test_journal_listened(void)
+{
+	g_autofree char *path = state_path();
+	g_autofree char *journal = g_strconcat(path, ".journal", NULL);
+	BridgeStore *store = open_ok(path);
+	BridgeFeed *feed = bridge_store_add_feed(store, "https://a.example/");
+	BridgeEpisode *done = bridge_store_get_episode(store, feed, "g1", NULL);
+	BridgeEpisode *old = bridge_store_get_episode(store, feed, "g2", NULL);
+	g_autofree char *done_id = g_strdup(done->id);
+	g_autofree char *old_id = g_strdup(old->id);
+	g_autofree char *lines = NULL;
+	BridgeStore *reader;
+	BridgeEpisode *got;
+
+	g_test_summary("An episode's end goes to the journal: listened and "
+	               "when, and back; an earlier version's position line "
+	               "and a line of nonsense are read as before");
+	save_ok(store);
+	done->position = 3590;
+	done->listened = TRUE;
+	done->listened_at = 1700000000;
+	g_assert_true(bridge_store_journal_episode(store, done, NULL, NULL));
+	reader = open_ok(path);
+	got = bridge_store_find_episode(reader, done_id);
+	g_assert_true(got->listened);
+	g_assert_cmpint(got->listened_at, ==, 1700000000);
+	g_assert_cmpint(got->position, ==, 3590);
+	bridge_store_free(reader);
+	done->listened = FALSE;
+	done->listened_at = 0;
+	g_assert_true(bridge_store_journal_episode(store, done, NULL, NULL));
+	/* What an earlier version wrote, and what no version wrote. */
+	lines = g_strdup_printf("position %s 45 1000\n\nepisode %s 1 2 3\n"
+	                        "episode %s 9 9 2 9\n",
+	                        old_id, old_id, old_id);
+	{
+		int fd = open(journal, O_WRONLY);
+
+		g_assert_cmpint(fd, >=, 0);
+		g_assert_cmpint(pwrite(fd, lines, strlen(lines),
+		                       (off_t)bridge_store_journal_size(store)),
+		                ==, (ssize_t)strlen(lines));
+		g_assert_cmpint(close(fd), ==, 0);
+	}
+	reader = open_ok(path);
+	got = bridge_store_find_episode(reader, done_id);
+	g_assert_false(got->listened);
+	g_assert_cmpint(got->listened_at, ==, 0);
+	got = bridge_store_find_episode(reader, old_id);
+	g_assert_cmpint(got->position, ==, 45);
+	g_assert_cmpint(got->last_played, ==, 1000);
+	g_assert_false(got->listened);
 	bridge_store_free(reader);
 	bridge_store_free(store);
 }
@@ -1477,6 +1534,7 @@ main(int argc, char **argv)
 	g_test_add_func("/store/set-guid", test_set_guid);
 	g_test_add_func("/store/journal", test_journal);
 	g_test_add_func("/store/journal-sync", test_journal_sync);
+	g_test_add_func("/store/journal-listened", test_journal_listened);
 
 	return g_test_run();
 }
