@@ -130,7 +130,7 @@ account(Bridge *bridge, gint64 now, Said said, gint64 said_ms)
 	}
 	t->elapsed_ms = position_ms;
 	t->at = now;
-	/* A line in the state's journal, unless listened changed above. */
+	/* A line in the state's journal, one with the end above if any. */
 	bridge_changed_episode(bridge, episode);
 	if (episode->position != before || episode->listened != was_listened)
 		bridge_tell_episode(bridge, BRIDGE_NEWS_PLAYED, episode);
