@@ -133,38 +133,57 @@ reply(Bridge *bridge, const char *channel, const char *text)
 		g_warning("cannot answer on %s: %s", channel, error->message);
 }
 
+/* An answer on the channel, waiting for its changes to be saved. */
+typedef struct {
+	char *channel;
+	char *answer;
+	gboolean changed; /* the command changes the state, and did */
+} Answer;
+
+static void
+on_saved(Bridge *bridge, const GError *error, gpointer data)
+{
+	Answer *answer = data;
+
+	if (error != NULL && answer->changed) {
+		g_free(answer->answer);
+		answer->answer = g_strconcat("error done, but not saved yet "
+		                             "(the daemon keeps trying): ",
+		                             error->message, NULL);
+	}
+	if (bridge->mpd != NULL)
+		reply(bridge, answer->channel, answer->answer);
+	g_free(answer->channel);
+	g_free(answer->answer);
+	g_free(answer);
+}
+
 /* Where the answer to a channel message goes. */
 static void
 on_answered(Bridge *bridge, const BridgeCommand *command, const char *text,
             const GError *error, gpointer data)
 {
-	g_autofree char *channel = data;
-	g_autofree char *answer = NULL;
-	g_autoptr(GError) save_error = NULL;
+	Answer *answer = g_new0(Answer, 1);
 
+	answer->channel = data;
 	if (error != NULL) {
-		answer = g_strconcat("error ", error->message, NULL);
-		g_message("%s", answer);
+		answer->answer = g_strconcat("error ", error->message, NULL);
+		g_message("%s", answer->answer);
 	} else {
-		answer = g_strconcat("ok ", text, NULL);
+		answer->answer = g_strconcat("ok ", text, NULL);
 	}
+	answer->changed = error == NULL && command != NULL &&
+	                  command->changes && !command->daemon_only;
 	/*
 	 * Saved before the answer, so a reader of the state sees it, and "ok"
 	 * to a change means it is on disk. One that is not yet is kept, and
-	 * saved when the disk lets us (bridge.c tries again).
+	 * saved when the disk lets us (bridge.c tries again). A question
+	 * that changed nothing does not wait for a save under way.
 	 */
-	if (!bridge_save(bridge, &save_error)) {
-		g_warning("%s", save_error->message);
-		if (error == NULL && command != NULL && command->changes &&
-		    !command->daemon_only) {
-			g_free(answer);
-			answer = g_strconcat(
-			        "error done, but not saved yet (the "
-			        "daemon keeps trying): ",
-			        save_error->message, NULL);
-		}
-	}
-	reply(bridge, channel, answer);
+	if (!answer->changed && !bridge->dirty)
+		on_saved(bridge, NULL, answer);
+	else
+		bridge_save_then(bridge, on_saved, answer);
 }
 
 /*
@@ -832,6 +851,7 @@ main(int argc, char **argv)
 	g_free(bridge.starred_pushed);
 	g_free(bridge.continue_pushed);
 	g_clear_pointer(&bridge.continuing, g_ptr_array_unref);
+	bridge_save_clear(&bridge);
 	g_clear_pointer(&bridge.to_journal, g_ptr_array_unref);
 	g_clear_handle_id(&bridge.journal_idle, g_source_remove);
 	g_clear_handle_id(&bridge.continue_timer, g_source_remove);

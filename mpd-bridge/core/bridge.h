@@ -95,6 +95,16 @@ struct Bridge {
 	                          due, char *; NULL: none */
 	guint journal_idle;    /* source that writes them; 0: none */
 	guint64 changes;       /* bridge_changed() calls so far */
+
+	/* A whole save in slices (bridge_save_then()). */
+	BridgeStoreSave *saving; /* under way; NULL: none */
+	guint saving_idle;       /* source of its next slice; 0 once its
+	                            text is being written */
+	GSList *saved_waiting;   /* callers told when it is on disk */
+	GSList *next_waiting;    /* the same, for changes made since it
+	                            began: the next save's */
+	gboolean save_failing;   /* the last save failed, and was logged */
+
 	char *new_pushed;      /* hash of the new-episodes playlist last sent
 	                          to MPD; NULL before the first */
 	char *starred_pushed;  /* the same, of the starred playlist */
@@ -154,9 +164,36 @@ bridge_changed_later(Bridge *bridge);
 
 /*
  * Saves now if a save is pending (or, in a command line, changes wait
- * for one); else writes the journal lines due.
+ * for one); else writes the journal lines due. All of it on the loop:
+ * for a command line and the daemon's stop. A save in slices under way
+ * is dropped, since this one is newer.
  */
 gboolean
 bridge_save(Bridge *bridge, GError **error);
+
+/* What bridge_save_then() calls: @error NULL once the changes are saved. */
+typedef void (*BridgeSaved)(Bridge *bridge, const GError *error, gpointer data);
+
+/*
+ * In the daemon: calls @done once every change made so far is on disk,
+ * at once when none waits. A whole save goes in slices of a few
+ * milliseconds of the loop, and is written and synced in a thread, so
+ * that MPD's events and the commands of others are not held up by it
+ * (0.3 s at 100,000 episodes). A save that fails calls @done with its
+ * error, and is tried again later.
+ */
+void
+bridge_save_then(Bridge *bridge, BridgeSaved done, gpointer data);
+
+/*
+ * Writes the journal lines due now; a whole save that is due begins now
+ * (in slices) rather than after the pause that gathers a burst.
+ */
+void
+bridge_save_soon(Bridge *bridge);
+
+/* Drops what waits for a save, as the daemon ends. */
+void
+bridge_save_clear(Bridge *bridge);
 
 #endif

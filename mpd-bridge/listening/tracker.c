@@ -140,11 +140,9 @@ static gboolean
 on_checkpoint(gpointer data)
 {
 	Bridge *bridge = data;
-	g_autoptr(GError) error = NULL;
 
 	account(bridge, now_us(), SAID_NOTHING, 0);
-	if (!bridge_save(bridge, &error))
-		g_warning("%s", error->message);
+	bridge_save_soon(bridge);
 	return G_SOURCE_CONTINUE;
 }
 

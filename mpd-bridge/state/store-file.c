@@ -119,10 +119,10 @@ bridge_store_write_all(int fd, const char *data, gsize length)
  * what a save killed halfway leaves behind can be told from a user's own
  * PATH.backup and removed (see remove_leftovers()).
  */
-static gboolean
-write_and_rename(const char *path, const GString *text, GError **error)
+static char *
+write_beside(const char *path, const GString *text, GError **error)
 {
-	g_autofree char *temp = g_strconcat(path, SAVING_SUFFIX "XXXXXX", NULL);
+	char *temp = g_strconcat(path, SAVING_SUFFIX "XXXXXX", NULL);
 	int fd = g_mkstemp_full(temp, O_WRONLY | O_CLOEXEC, 0600);
 	int errsv;
 
@@ -131,21 +131,43 @@ write_and_rename(const char *path, const GString *text, GError **error)
 		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv),
 		            "cannot create a file beside it: %s",
 		            g_strerror(errsv));
-		return FALSE;
+		g_free(temp);
+		return NULL;
 	}
 	errsv = bridge_store_write_all(fd, text->str, text->len);
 	if (errsv == 0 && fsync(fd) != 0)
 		errsv = errno;
 	if (close(fd) != 0 && errsv == 0)
 		errsv = errno;
-	if (errsv == 0 && rename(temp, path) != 0)
-		errsv = errno;
 	if (errsv == 0)
-		return TRUE;
+		return temp;
 	unlink(temp);
 	g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv),
 	            "writing %s: %s", temp, g_strerror(errsv));
+	g_free(temp);
+	return NULL;
+}
+
+static gboolean
+rename_over(const char *temp, const char *path, GError **error)
+{
+	int errsv;
+
+	if (rename(temp, path) == 0)
+		return TRUE;
+	errsv = errno;
+	unlink(temp);
+	g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv),
+	            "renaming %s: %s", temp, g_strerror(errsv));
 	return FALSE;
+}
+
+static gboolean
+write_and_rename(const char *path, const GString *text, GError **error)
+{
+	g_autofree char *temp = write_beside(path, text, error);
+
+	return temp != NULL && rename_over(temp, path, error);
 }
 
 /* Removes what saves killed halfway left; under the lock, so none runs. */
@@ -193,6 +215,7 @@ bridge_store_save(BridgeStore *store, GError **error)
 	}
 	if (stat(store->path, &st) == 0)
 		bridge_store_stamp_from_stat(&store->stamp, &st);
+	store->saves++;
 	/*
 	 * The file holds what the journal said now. A crash right between
 	 * the rename and this leaves both: a load replays lines that are
@@ -200,6 +223,100 @@ bridge_store_save(BridgeStore *store, GError **error)
 	 */
 	bridge_store_journal_remove(store);
 	return TRUE;
+}
+
+void
+bridge_store_save_free(BridgeStoreSave *save)
+{
+	if (save == NULL)
+		return;
+	if (save->temp != NULL)
+		unlink(save->temp);
+	g_string_free(save->text, TRUE);
+	g_key_file_free(save->scratch);
+	g_string_free(save->name, TRUE);
+	g_free(save->path);
+	g_free(save->temp);
+	g_free(save);
+}
+
+/* The thread's part: the text, written beside the file and synced. */
+static void
+write_in_thread(GTask *task, gpointer source, gpointer data,
+                GCancellable *cancellable)
+{
+	BridgeStoreSave *save = data;
+	GError *error = NULL;
+
+	if (!make_parent(save->path, "save the state to", &error)) {
+		g_task_return_error(task, error);
+		return;
+	}
+	save->temp = write_beside(save->path, save->text, &error);
+	if (save->temp == NULL) {
+		g_prefix_error(&error,
+		               "cannot save the state to %s: ", save->path);
+		g_task_return_error(task, error);
+		return;
+	}
+	g_task_return_boolean(task, TRUE);
+}
+
+void
+bridge_store_save_write_async(BridgeStoreSave *save, GAsyncReadyCallback done,
+                              gpointer data)
+{
+	g_autoptr(GTask) task = g_task_new(NULL, NULL, done, data);
+
+	g_return_if_fail(save->whole);
+	save->path = g_strdup(save->store->path);
+	/* Made before the thread, which touches nothing of the store. */
+	g_task_set_task_data(task, save, NULL);
+	g_task_run_in_thread(task, write_in_thread);
+}
+
+gboolean
+bridge_store_save_finish(BridgeStoreSave *save, GAsyncResult *result,
+                         GError **error)
+{
+	BridgeStore *store = save->store;
+	g_autoptr(GError) failed = NULL;
+	struct stat st;
+	gboolean ok = FALSE;
+
+	if (!g_task_propagate_boolean(G_TASK(result), error)) {
+		add_advice(error, store->path);
+		goto out;
+	}
+	/* A whole save since holds all this one did, and more. */
+	if (store->saves != save->saves) {
+		ok = TRUE;
+		goto out;
+	}
+	if (!rename_over(save->temp, store->path, error)) {
+		g_prefix_error(error,
+		               "cannot save the state to %s: ", store->path);
+		add_advice(error, store->path);
+		goto out;
+	}
+	g_clear_pointer(&save->temp, g_free);
+	if (stat(store->path, &st) == 0)
+		bridge_store_stamp_from_stat(&store->stamp, &st);
+	store->saves++;
+	ok = TRUE;
+	/*
+	 * Lines the file holds now must go: replayed over it, an old
+	 * position would undo a change saved since (a `mark new`).
+	 */
+	if (!bridge_store_journal_keep_after(store, save->journal, &failed)) {
+		g_warning("%s; removing it, with what the last seconds "
+		          "of play wrote",
+		          failed->message);
+		bridge_store_journal_remove(store);
+	}
+out:
+	bridge_store_save_free(save);
+	return ok;
 }
 
 /* Swaps in the file's state when another writer changed it. */
@@ -224,6 +341,9 @@ reload_if_changed(BridgeStore *store, GError **error)
 	old = *store;
 	*store = *fresh;
 	*fresh = old;
+	/* Another state altogether: a save in slices starts over. */
+	store->generation = old.generation + 1;
+	store->saves = old.saves + 1;
 	/* The path and the lock stay with the store. */
 	fresh->path = store->path;
 	store->path = old.path;

@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -234,4 +235,48 @@ bridge_store_journal_remove(BridgeStore *store)
 		          "state file holds now: %s",
 		          path, g_strerror(errno));
 	store->stamp.journal = 0;
+}
+
+gboolean
+bridge_store_journal_keep_after(BridgeStore *store, guint64 from,
+                                GError **error)
+{
+	g_autofree char *path = journal_path(store);
+	g_autofree char *temp = NULL;
+	gsize length = 0;
+	g_autofree char *text = read_journal(store, &length);
+	gsize kept;
+	int errsv = 0;
+	int fd;
+
+	if (text == NULL || from >= length) {
+		bridge_store_journal_remove(store);
+		return TRUE;
+	}
+	/* The lines since the save began, at the start of a file of their
+	 * own, renamed over the journal. */
+	kept = length - (gsize)from;
+	temp = g_strconcat(path, ".saving-XXXXXX", NULL);
+	fd = g_mkstemp_full(temp, O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		errsv = errno;
+	else
+		errsv = write_line(fd, text + from, kept, 0, 0);
+	if (errsv == 0 && fdatasync(fd) != 0)
+		errsv = errno;
+	if (fd >= 0 && close(fd) != 0 && errsv == 0)
+		errsv = errno;
+	if (errsv == 0 && rename(temp, path) != 0)
+		errsv = errno;
+	if (errsv != 0) {
+		if (fd >= 0)
+			unlink(temp);
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv),
+		            "cannot keep the newest lines of the state's "
+		            "journal %s: %s",
+		            path, g_strerror(errsv));
+		return FALSE;
+	}
+	store->stamp.journal = kept;
+	return TRUE;
 }

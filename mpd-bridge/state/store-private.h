@@ -66,6 +66,28 @@ struct BridgeStore {
 	GPtrArray *lists;        /* BridgeList *, play-later first; owns them */
 	GKeyFile *extra;         /* unknown keys and groups, raw, for saving */
 	guint next_seq;          /* for the next Episode */
+	guint generation;        /* one more each time feeds or episodes come or
+	                            go, for a save in slices to start over */
+	guint saves;             /* whole saves made, to tell a save in slices
+	                            that one made after it began is newer */
+};
+
+/* A save in slices (store-write.c), then written in a thread (store-file.c). */
+struct BridgeStoreSave {
+	BridgeStore *store;
+	GString *text;     /* what is made so far */
+	GKeyFile *scratch; /* for escaping */
+	GString *name;     /* for group names */
+	guint generation;  /* of the store when the text was begun */
+	guint restarts;    /* begun again after a change of generation */
+	guint feed;        /* the next feed to write */
+	guint episode;     /* its next episode; 0: its own group first */
+	gboolean whole;    /* the text is all there */
+	guint64 journal;   /* bytes of the journal's lines as it began:
+	                      the save holds them, and not those after */
+	guint saves;       /* the store's saves as it began */
+	char *path;        /* of the state file, for the thread */
+	char *temp;        /* the file written beside it; NULL */
 };
 
 /*
@@ -174,5 +196,13 @@ bridge_store_journal_replay(BridgeStore *store);
 /* Removes PATH.journal, which a whole save has folded in. */
 void
 bridge_store_journal_remove(BridgeStore *store);
+
+/*
+ * Keeps of PATH.journal only the lines after its first @from bytes,
+ * which a whole save has folded in; FALSE with @error when it cannot.
+ */
+gboolean
+bridge_store_journal_keep_after(BridgeStore *store, guint64 from,
+                                GError **error);
 
 #endif

@@ -117,14 +117,9 @@ is_known_group(const char *group)
 	       g_str_has_prefix(group, "list ");
 }
 
-GString *
-bridge_store_serialize(const BridgeStore *store)
+static void
+append_header(GString *out, const BridgeStore *store)
 {
-	g_autoptr(GKeyFile) scratch = g_key_file_new();
-	g_autoptr(GString) name = g_string_new(NULL);
-	g_auto(GStrv) groups = g_key_file_get_groups(store->extra, NULL);
-	GString *out = g_string_sized_new((gsize)store->stamp.size + 4096);
-
 	g_string_append(
 	        out,
 	        "# mpd-bridge's state: the subscriptions and the episodes "
@@ -138,25 +133,36 @@ bridge_store_serialize(const BridgeStore *store)
 	        out, "\n[bridge]\nversion=%d\nsaved=%" G_GINT64_FORMAT "\n",
 	        BRIDGE_STORE_VERSION, bridge_store_now());
 	append_unknown(out, store->extra, "bridge");
-	for (guint i = 0; i < store->feeds->len; i++) {
-		const Feed *feed = g_ptr_array_index(store->feeds, i);
+}
 
-		g_string_assign(name, "feed ");
-		g_string_append(name, feed->pub.id);
-		append_group(out, scratch, store->extra, name->str, &feed->pub,
-		             bridge_store_feed_fields,
-		             bridge_store_n_feed_fields);
-		for (guint j = 0; j < feed->episodes->len; j++) {
-			const Episode *episode =
-			        g_ptr_array_index(feed->episodes, j);
+static void
+append_feed(GString *out, GKeyFile *scratch, GString *name,
+            const BridgeStore *store, const Feed *feed)
+{
+	g_string_assign(name, "feed ");
+	g_string_append(name, feed->pub.id);
+	append_group(out, scratch, store->extra, name->str, &feed->pub,
+	             bridge_store_feed_fields, bridge_store_n_feed_fields);
+}
 
-			g_string_assign(name, "episode ");
-			g_string_append(name, episode->pub.id);
-			append_group(out, scratch, store->extra, name->str,
-			             &episode->pub, bridge_store_episode_fields,
-			             bridge_store_n_episode_fields);
-		}
-	}
+static void
+append_episode(GString *out, GKeyFile *scratch, GString *name,
+               const BridgeStore *store, const Episode *episode)
+{
+	g_string_assign(name, "episode ");
+	g_string_append(name, episode->pub.id);
+	append_group(out, scratch, store->extra, name->str, &episode->pub,
+	             bridge_store_episode_fields,
+	             bridge_store_n_episode_fields);
+}
+
+/* The lists, and the groups of no feed, episode or list. */
+static void
+append_rest(GString *out, GKeyFile *scratch, GString *name,
+            const BridgeStore *store)
+{
+	g_auto(GStrv) groups = g_key_file_get_groups(store->extra, NULL);
+
 	for (guint i = 0; i < store->lists->len; i++) {
 		const BridgeList *list = g_ptr_array_index(store->lists, i);
 
@@ -177,5 +183,93 @@ bridge_store_serialize(const BridgeStore *store)
 		g_string_append_printf(out, "\n[%s]\n", groups[i]);
 		append_unknown(out, store->extra, groups[i]);
 	}
+}
+
+GString *
+bridge_store_serialize(const BridgeStore *store)
+{
+	g_autoptr(GKeyFile) scratch = g_key_file_new();
+	g_autoptr(GString) name = g_string_new(NULL);
+	GString *out = g_string_sized_new((gsize)store->stamp.size + 4096);
+
+	append_header(out, store);
+	for (guint i = 0; i < store->feeds->len; i++) {
+		const Feed *feed = g_ptr_array_index(store->feeds, i);
+
+		append_feed(out, scratch, name, store, feed);
+		for (guint j = 0; j < feed->episodes->len; j++)
+			append_episode(out, scratch, name, store,
+			               feed->episodes->pdata[j]);
+	}
+	append_rest(out, scratch, name, store);
 	return out;
+}
+
+/* Groups written between two looks at the clock. */
+#define SLICE_GROUPS 64
+
+/* Starts @save's text again: which feeds and episodes there are changed. */
+static void
+restart(BridgeStoreSave *save)
+{
+	const BridgeStore *store = save->store;
+
+	g_string_truncate(save->text, 0);
+	append_header(save->text, store);
+	save->feed = 0;
+	save->episode = 0;
+	save->generation = store->generation;
+}
+
+BridgeStoreSave *
+bridge_store_save_begin(BridgeStore *store)
+{
+	BridgeStoreSave *save = g_new0(BridgeStoreSave, 1);
+
+	save->store = store;
+	save->text = g_string_sized_new((gsize)store->stamp.size + 4096);
+	save->scratch = g_key_file_new();
+	save->name = g_string_new(NULL);
+	save->journal = store->stamp.journal;
+	save->saves = store->saves;
+	restart(save);
+	return save;
+}
+
+gboolean
+bridge_store_save_step(BridgeStoreSave *save, gint64 budget_us)
+{
+	const BridgeStore *store = save->store;
+	gint64 until = g_get_monotonic_time() + budget_us;
+	guint groups = 0;
+
+	g_return_val_if_fail(save->whole == FALSE, TRUE);
+	if (save->generation != store->generation) {
+		/* Seldom: a refresh that brought or dropped episodes. */
+		if (++save->restarts > 3)
+			budget_us = G_MAXINT64 / 2;
+		until = g_get_monotonic_time() + budget_us;
+		restart(save);
+	}
+	while (save->feed < store->feeds->len) {
+		const Feed *feed = g_ptr_array_index(store->feeds, save->feed);
+
+		if (save->episode == 0)
+			append_feed(save->text, save->scratch, save->name,
+			            store, feed);
+		while (save->episode < feed->episodes->len) {
+			append_episode(save->text, save->scratch, save->name,
+			               store,
+			               feed->episodes->pdata[save->episode]);
+			save->episode++;
+			if (++groups % SLICE_GROUPS == 0 &&
+			    g_get_monotonic_time() >= until)
+				return FALSE;
+		}
+		save->feed++;
+		save->episode = 0;
+	}
+	append_rest(save->text, save->scratch, save->name, store);
+	save->whole = TRUE;
+	return TRUE;
 }

@@ -284,6 +284,7 @@ bridge_store_add_feed(BridgeStore *store, const char *url)
 	feed->pub.added = bridge_store_now();
 	g_ptr_array_add(store->feeds, feed);
 	g_hash_table_insert(store->feed_ids, feed->pub.id, feed);
+	store->generation++;
 	return &feed->pub;
 }
 
@@ -314,6 +315,7 @@ bridge_store_remove_feed(BridgeStore *store, BridgeFeed *feed)
 	drop_unknown(store, "feed", feed->id);
 	g_hash_table_remove(store->feed_ids, feed->id);
 	g_ptr_array_remove(store->feeds, own);
+	store->generation++;
 }
 
 void
@@ -357,6 +359,7 @@ bridge_store_get_episode(BridgeStore *store, BridgeFeed *feed, const char *guid,
 	episode->pub.first_seen = bridge_store_now();
 	bridge_store_attach(own, episode);
 	g_hash_table_insert(store->episode_ids, episode->pub.id, episode);
+	store->generation++;
 	return &episode->pub;
 }
 
@@ -505,6 +508,7 @@ bridge_store_remove_episode(BridgeStore *store, BridgeEpisode *episode)
 	drop_unknown(store, "episode", episode->id);
 	bridge_store_prune_lists(store);
 	g_ptr_array_remove(feed->episodes, episode);
+	store->generation++;
 }
 
 GPtrArray *

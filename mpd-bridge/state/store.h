@@ -5,7 +5,7 @@
 #ifndef BRIDGE_STORE_H
 #define BRIDGE_STORE_H
 
-#include <glib.h>
+#include <gio/gio.h>
 
 /* The state file's format; a file of a newer one is refused. */
 #define BRIDGE_STORE_VERSION 1
@@ -129,6 +129,46 @@ bridge_store_free(BridgeStore *store);
  */
 gboolean
 bridge_store_save(BridgeStore *store, GError **error);
+
+/*
+ * A save in slices, for a loop that must answer meanwhile: the text is
+ * made a few milliseconds at a time (bridge_store_save_step()), then
+ * written and synced in a thread (bridge_store_save_write_async()), and
+ * renamed over the state file on the loop (bridge_store_save_finish()).
+ * The store may change between slices: a change of what feeds and
+ * episodes there are starts the text again; a change of an episode
+ * after its group was written needs another save, or a journal line
+ * (bridge_store_journal_episode()), which the save keeps. A whole save
+ * made meanwhile (bridge_store_save()) is newer: then this one is
+ * dropped.
+ */
+typedef struct BridgeStoreSave BridgeStoreSave;
+
+BridgeStoreSave *
+bridge_store_save_begin(BridgeStore *store);
+
+/* Makes more of the text for about @budget_us; TRUE once it is whole. */
+gboolean
+bridge_store_save_step(BridgeStoreSave *save, gint64 budget_us);
+
+/* Writes the whole text beside the state file, synced, in a thread. */
+void
+bridge_store_save_write_async(BridgeStoreSave *save, GAsyncReadyCallback done,
+                              gpointer data);
+
+/*
+ * On the loop, once written: renames it over the state file, unless a
+ * newer whole save was made meanwhile, and keeps of the journal only the
+ * lines written since the save began. FALSE with @error when it failed:
+ * the state file is as it was. Frees @save.
+ */
+gboolean
+bridge_store_save_finish(BridgeStoreSave *save, GAsyncResult *result,
+                         GError **error);
+
+/* Drops a save whose text is not written yet. */
+void
+bridge_store_save_free(BridgeStoreSave *save);
 
 /*
  * Notes where @episode is (its position, last play and listened) in the

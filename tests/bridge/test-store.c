@@ -1498,6 +1498,146 @@ test_journal_listened(void)
 	bridge_store_free(store);
 }
 
+static void
+on_result(GObject *source, GAsyncResult *result, gpointer data)
+{
+	*(GAsyncResult **)data = g_object_ref(result);
+}
+
+/* Makes @save's text in the smallest slices, @between() after each. */
+static void
+slice_all(BridgeStoreSave *save, void (*between)(guint slice, gpointer data),
+          gpointer data)
+{
+	guint slices = 0;
+
+	while (!bridge_store_save_step(save, 0))
+		if (between != NULL)
+			between(slices++, data);
+	g_assert_true(slices > 0 || between == NULL);
+}
+
+/* Writes @save in its thread and finishes it; what finish said. */
+static gboolean
+write_now(BridgeStoreSave *save, GError **error)
+{
+	GAsyncResult *result = NULL;
+	gboolean ok;
+
+	bridge_store_save_write_async(save, on_result, &result);
+	while (result == NULL)
+		g_main_context_iteration(NULL, TRUE);
+	ok = bridge_store_save_finish(save, result, error);
+	g_object_unref(result);
+	return ok;
+}
+
+typedef struct {
+	BridgeStore *store;
+	BridgeFeed *feed;
+	BridgeEpisode *first;
+	gboolean added;
+} Churn;
+
+/* Between slices: the first episode changes after its group was made,
+ * and once an episode comes and one goes, which starts the text over. */
+static void
+churn(guint slice, gpointer data)
+{
+	Churn *c = data;
+
+	c->first->position = 100 + slice;
+	g_assert_true(
+	        bridge_store_journal_episode(c->store, c->first, NULL, NULL));
+	if (slice == 3 && !c->added) {
+		BridgeEpisode *late = bridge_store_get_episode(
+		        c->store, c->feed, "late", NULL);
+
+		g_free(late->title);
+		late->title = g_strdup("Came during the save");
+		bridge_store_remove_episode(
+		        c->store, bridge_store_get_episode(c->store, c->feed,
+		                                           "g1", NULL));
+		c->added = TRUE;
+	}
+}
+
+static void
+test_save_slices(void)
+{
+	g_autofree char *path = state_path();
+	g_autofree char *journal = g_strconcat(path, ".journal", NULL);
+	g_autoptr(GError) error = NULL;
+	BridgeStore *store = open_ok(path);
+	BridgeFeed *feed = bridge_store_add_feed(store, "https://a.example/");
+	g_autofree char *first_id = NULL;
+	BridgeStoreSave *save;
+	BridgeStore *reader;
+	gboolean found = FALSE;
+	Churn c = { store, feed, NULL, FALSE };
+
+	g_test_summary("A save in slices: a change between slices is kept "
+	               "(a new episode starts the text over, a journal line "
+	               "written meanwhile stays and lines before it go), and "
+	               "a whole save made meanwhile wins");
+	for (guint i = 0; i < 500; i++) {
+		g_autofree char *guid = g_strdup_printf("g%u", i);
+
+		bridge_store_get_episode(store, feed, guid, NULL);
+	}
+	c.first = bridge_store_get_episode(store, feed, "g0", NULL);
+	first_id = g_strdup(c.first->id);
+	save_ok(store);
+	/* A line before the save began, which the save holds. */
+	c.first->position = 50;
+	g_assert_true(bridge_store_journal_episode(store, c.first, NULL, NULL));
+	save = bridge_store_save_begin(store);
+	slice_all(save, churn, &c);
+	g_assert_true(c.added);
+	g_assert_true(write_now(save, &error));
+	g_assert_no_error(error);
+	/* The journal keeps only the lines written since the save began. */
+	{
+		gsize length = 0;
+		g_autofree char *text = read_file(journal, &length);
+		g_autofree char *before =
+		        g_strdup_printf("episode %s 50 ", first_id);
+
+		g_assert_null(strstr(text, before));
+		g_assert_nonnull(strstr(text, first_id));
+	}
+	reader = open_ok(path);
+	g_assert_cmpint(bridge_store_find_episode(reader, first_id)->position,
+	                ==, c.first->position);
+	{
+		g_autoptr(GPtrArray) all =
+		        bridge_store_list_episodes(reader, NULL);
+
+		for (guint i = 0; i < all->len; i++) {
+			const BridgeEpisode *e = all->pdata[i];
+
+			found = found || g_strcmp0(e->title,
+			                           "Came during the save") == 0;
+			g_assert_cmpstr(e->guid, !=, "g1");
+		}
+		g_assert_cmpuint(all->len, ==, 500);
+	}
+	g_assert_true(found);
+	bridge_store_free(reader);
+	/* A whole save while the text was made: that one stays. */
+	save = bridge_store_save_begin(store);
+	slice_all(save, NULL, NULL);
+	c.first->position = 777;
+	save_ok(store);
+	c.first->position = 1;
+	g_assert_true(write_now(save, &error));
+	reader = open_ok(path);
+	g_assert_cmpint(bridge_store_find_episode(reader, first_id)->position,
+	                ==, 777);
+	bridge_store_free(reader);
+	bridge_store_free(store);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1535,6 +1675,7 @@ main(int argc, char **argv)
 	g_test_add_func("/store/journal", test_journal);
 	g_test_add_func("/store/journal-sync", test_journal_sync);
 	g_test_add_func("/store/journal-listened", test_journal_listened);
+	g_test_add_func("/store/save-slices", test_save_slices);
 
 	return g_test_run();
 }
