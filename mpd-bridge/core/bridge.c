@@ -178,8 +178,10 @@ start_save(Bridge *bridge)
 {
 	if (bridge->saving != NULL)
 		return;
-	if (!bridge->dirty) {
+	/* A line that cannot be written asks for a whole save instead. */
+	if (!bridge->dirty)
 		write_due(bridge);
+	if (!bridge->dirty) {
 		tell(bridge, g_steal_pointer(&bridge->next_waiting), NULL);
 		return;
 	}
@@ -221,8 +223,10 @@ bridge_save_then(Bridge *bridge, BridgeSaved done, gpointer data)
 
 	if (!bridge->dirty && bridge->saving == NULL) {
 		write_due(bridge);
-		done(bridge, NULL, data);
-		return;
+		if (!bridge->dirty) {
+			done(bridge, NULL, data);
+			return;
+		}
 	}
 	waiter = g_new0(Waiter, 1);
 	waiter->done = done;
@@ -246,14 +250,17 @@ bridge_save_soon(Bridge *bridge)
 void
 bridge_save_clear(Bridge *bridge)
 {
-	/* A thread that still writes drops its file at its end. */
+	g_autoptr(GError) error = g_error_new_literal(
+	        G_IO_ERROR, G_IO_ERROR_CANCELLED, "the daemon stopped");
+
+	/* A thread that still writes is left to end with the process. */
 	if (bridge->saving_idle != 0) {
 		g_clear_handle_id(&bridge->saving_idle, g_source_remove);
 		bridge_store_save_free(bridge->saving);
 	}
 	bridge->saving = NULL;
-	g_slist_free_full(g_steal_pointer(&bridge->saved_waiting), g_free);
-	g_slist_free_full(g_steal_pointer(&bridge->next_waiting), g_free);
+	tell(bridge, g_steal_pointer(&bridge->saved_waiting), error);
+	tell(bridge, g_steal_pointer(&bridge->next_waiting), error);
 }
 
 void

@@ -192,7 +192,7 @@ bridge_save_then(Bridge *bridge, BridgeSaved done, gpointer data);
 void
 bridge_save_soon(Bridge *bridge);
 
-/* Drops what waits for a save, as the daemon ends. */
+/* Tells what waits for a save that none comes, as the daemon ends. */
 void
 bridge_save_clear(Bridge *bridge);
 
