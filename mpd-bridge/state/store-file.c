@@ -247,6 +247,7 @@ write_in_thread(GTask *task, gpointer source, gpointer data,
 {
 	BridgeStoreSave *save = data;
 	GError *error = NULL;
+	gint64 start = g_get_monotonic_time();
 
 	if (!make_parent(save->path, "save the state to", &error)) {
 		g_task_return_error(task, error);
@@ -259,6 +260,7 @@ write_in_thread(GTask *task, gpointer source, gpointer data,
 		g_task_return_error(task, error);
 		return;
 	}
+	save->write_us = g_get_monotonic_time() - start;
 	g_task_return_boolean(task, TRUE);
 }
 
@@ -304,6 +306,10 @@ bridge_store_save_finish(BridgeStoreSave *save, GAsyncResult *result,
 		bridge_store_stamp_from_stat(&store->stamp, &st);
 	store->saves++;
 	ok = TRUE;
+	g_debug("saved the state to %s: %zu bytes made in %u slices of the "
+	        "loop, the longest %.1f ms, then written in %.1f ms",
+	        store->path, save->text->len, save->slices,
+	        save->longest_us / 1000.0, save->write_us / 1000.0);
 	/*
 	 * Lines the file holds now must go: replayed over it, an old
 	 * position would undo a change saved since (a `mark new`).

@@ -88,6 +88,9 @@ struct BridgeStoreSave {
 	guint saves;       /* the store's saves as it began */
 	char *path;        /* of the state file, for the thread */
 	char *temp;        /* the file written beside it; NULL */
+	guint slices;      /* made so far, for the log */
+	gint64 longest_us; /* the longest of them */
+	gint64 write_us;   /* the thread's write and sync */
 };
 
 /*

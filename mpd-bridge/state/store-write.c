@@ -221,6 +221,16 @@ restart(BridgeStoreSave *save)
 	save->generation = store->generation;
 }
 
+/* Counts a slice that began at @start, for the log; @whole. */
+static gboolean
+slice_done(BridgeStoreSave *save, gint64 start, gboolean whole)
+{
+	save->slices++;
+	save->longest_us =
+	        MAX(save->longest_us, g_get_monotonic_time() - start);
+	return whole;
+}
+
 BridgeStoreSave *
 bridge_store_save_begin(BridgeStore *store)
 {
@@ -240,12 +250,16 @@ gboolean
 bridge_store_save_step(BridgeStoreSave *save, gint64 budget_us)
 {
 	const BridgeStore *store = save->store;
-	gint64 until = g_get_monotonic_time() + budget_us;
+	gint64 start = g_get_monotonic_time();
+	gint64 until = start + budget_us;
 	guint groups = 0;
 
 	g_return_val_if_fail(save->whole == FALSE, TRUE);
 	if (save->generation != store->generation) {
-		/* Seldom: a refresh that brought or dropped episodes. */
+		/*
+		 * Seldom: a refresh that brought or dropped episodes. Past
+		 * three, all in one go: a save that never ends saves nothing.
+		 */
 		if (++save->restarts > 3)
 			budget_us = G_MAXINT64 / 2;
 		until = g_get_monotonic_time() + budget_us;
@@ -264,12 +278,12 @@ bridge_store_save_step(BridgeStoreSave *save, gint64 budget_us)
 			save->episode++;
 			if (++groups % SLICE_GROUPS == 0 &&
 			    g_get_monotonic_time() >= until)
-				return FALSE;
+				return slice_done(save, start, FALSE);
 		}
 		save->feed++;
 		save->episode = 0;
 	}
 	append_rest(save->text, save->scratch, save->name, store);
 	save->whole = TRUE;
-	return TRUE;
+	return slice_done(save, start, TRUE);
 }
