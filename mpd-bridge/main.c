@@ -177,10 +177,12 @@ on_answered(Bridge *bridge, const BridgeCommand *command, const char *text,
 	/*
 	 * Saved before the answer, so a reader of the state sees it, and "ok"
 	 * to a change means it is on disk. One that is not yet is kept, and
-	 * saved when the disk lets us (bridge.c tries again). A question
-	 * that changed nothing does not wait for a save under way.
+	 * saved when the disk lets us (bridge.c tries again). So does ping,
+	 * with which a command line waits for all that came before it
+	 * (catch_up()). A question that changed nothing does not wait for a
+	 * save under way.
 	 */
-	if (!answer->changed && !bridge->dirty)
+	if ((command == NULL || !command->changes) && !bridge->dirty)
 		on_saved(bridge, NULL, answer);
 	else
 		bridge_save_then(bridge, on_saved, answer);
