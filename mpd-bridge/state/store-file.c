@@ -177,14 +177,19 @@ remove_leftovers(const char *path)
 	g_autofree char *dir_path = g_path_get_dirname(path);
 	g_autofree char *base = g_path_get_basename(path);
 	g_autofree char *prefix = g_strconcat(base, SAVING_SUFFIX, NULL);
+	/* The journal's, as a save's end keeps its newest lines. */
+	g_autofree char *journal_prefix =
+	        g_strconcat(base, ".journal" SAVING_SUFFIX, NULL);
 	g_autoptr(GDir) dir = g_dir_open(dir_path, 0, NULL);
 	const char *name;
 
 	while (dir != NULL && (name = g_dir_read_name(dir)) != NULL) {
 		g_autofree char *file = NULL;
 
-		if (!g_str_has_prefix(name, prefix) ||
-		    strlen(name) != strlen(prefix) + 6)
+		if (!(g_str_has_prefix(name, prefix) &&
+		      strlen(name) == strlen(prefix) + 6) &&
+		    !(g_str_has_prefix(name, journal_prefix) &&
+		      strlen(name) == strlen(journal_prefix) + 6))
 			continue;
 		file = g_build_filename(dir_path, name, NULL);
 		if (unlink(file) == 0)

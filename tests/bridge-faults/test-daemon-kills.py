@@ -19,8 +19,9 @@ Asserted after every kill:
 - at the end `mpd-bridge episodes --json` and `mpd-bridge lists` agree
   with the file as this test reads it.
 
-A kill while the daemon writes its temporary file (STATE.saving-XXXXXX)
-leaves that file behind: the test counts them (the kills that landed
+A kill while the daemon writes its temporary file (STATE.saving-XXXXXX,
+or STATE.journal.saving-XXXXXX as a save keeps the journal's newest
+lines) leaves that file behind: the test counts them (the kills that landed
 inside a save) and checks that the next daemon removed them as it took
 the lock.
 
@@ -205,7 +206,8 @@ class World:
         base = os.path.basename(self.state)
         return [os.path.join(directory, name)
                 for name in os.listdir(directory)
-                if re.fullmatch(re.escape(base) + r"\.saving-[A-Za-z0-9]{6}",
+                if re.fullmatch(re.escape(base) +
+                                r"(\.journal)?\.saving-[A-Za-z0-9]{6}",
                                 name)]
 
     def close(self):

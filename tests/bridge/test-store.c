@@ -1638,6 +1638,33 @@ test_save_slices(void)
 	bridge_store_free(store);
 }
 
+static void
+test_leftovers(void)
+{
+	g_autofree char *path = state_path();
+	g_autofree char *save = g_strconcat(path, ".saving-a1B2c3", NULL);
+	g_autofree char *journal =
+	        g_strconcat(path, ".journal.saving-d4E5f6", NULL);
+	g_autofree char *own = g_strconcat(path, ".saving-mine", NULL);
+	g_autoptr(GError) error = NULL;
+	BridgeStore *store = open_ok(path);
+
+	g_test_summary("What a save killed half-way left (the state's "
+	               "temporary file, the journal's) goes as the lock is "
+	               "taken; a file of another name stays");
+	save_ok(store);
+	g_assert_true(g_file_set_contents(save, "half", -1, NULL));
+	g_assert_true(g_file_set_contents(journal, "half", -1, NULL));
+	g_assert_true(g_file_set_contents(own, "mine", -1, NULL));
+	g_assert_true(bridge_store_lock(store, 1000, &error));
+	g_assert_no_error(error);
+	bridge_store_unlock(store);
+	g_assert_false(g_file_test(save, G_FILE_TEST_EXISTS));
+	g_assert_false(g_file_test(journal, G_FILE_TEST_EXISTS));
+	g_assert_true(g_file_test(own, G_FILE_TEST_EXISTS));
+	bridge_store_free(store);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1676,6 +1703,7 @@ main(int argc, char **argv)
 	g_test_add_func("/store/journal-sync", test_journal_sync);
 	g_test_add_func("/store/journal-listened", test_journal_listened);
 	g_test_add_func("/store/save-slices", test_save_slices);
+	g_test_add_func("/store/leftovers", test_leftovers);
 
 	return g_test_run();
 }
