@@ -301,8 +301,12 @@ bridge_save(Bridge *bridge, GError **error)
 	 */
 	if (!bridge->dirty && (!bridge->later || bridge->daemon)) {
 		write_due(bridge);
-		tell(bridge, g_steal_pointer(&bridge->next_waiting), NULL);
-		return TRUE;
+		/* A line that cannot be written asks for a whole save. */
+		if (!bridge->dirty) {
+			tell(bridge, g_steal_pointer(&bridge->next_waiting),
+			     NULL);
+			return TRUE;
+		}
 	}
 	if (!bridge_store_save(bridge->store, error)) {
 		if (bridge->daemon)
