@@ -23,6 +23,8 @@ typedef struct {
 	guint checkpoint;       /* source saving the position while playing */
 	guint resume_timer;     /* source of a pending resume; 0: none */
 	guint resume_check;     /* source checking a resume; 0: none */
+	guint duration_look;    /* source asking MPD the duration it did
+	                           not know yet; 0: none */
 	gint64 resume_below_ms; /* a due resume seeks only if MPD is still
 	                           before this */
 	gboolean held;          /* the episode was first seen paused: MPD's
@@ -44,9 +46,6 @@ typedef struct {
 	                           1970; set with paused_at */
 	gint64 paused_ms;       /* MPD's elapsed time at that pause; set
 	                           with paused_at */
-	double gone_share;      /* of the song's file MPD had when the
-	                           relay gave its host up mid-way: MPD
-	                           cannot be past that part of it; 0: none */
 } BridgeTracking;
 
 /* Where playlists go as files (playlist-files.c). */

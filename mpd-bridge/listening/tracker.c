@@ -34,6 +34,7 @@
 #define RESUME_DELAY_MS    400  /* after the start, before the seek */
 #define RETRY_DELAY_MS     1500 /* the same, when a first seek failed */
 #define RESUME_TRIES       2    /* failed resumes before giving up */
+#define DURATION_LOOK_MS   2000 /* after a start without a duration */
 
 static gint64
 now_us(void)
@@ -106,11 +107,17 @@ account(Bridge *bridge, gint64 now, Said said, gint64 said_ms)
 		position_ms = MIN(position_ms, duration_s * 1000);
 	/*
 	 * Past the bytes the relay had when it gave the host up, MPD got
-	 * zeros: the reckoning ran on while MPD waited for them.
+	 * zeros: the reckoning ran on while MPD waited for them. Asked of
+	 * the relay here, not told by its news, which MPD's own event of
+	 * the song's end may come before.
 	 */
-	if (said != SAID_ELAPSED && t->gone_share > 0 && duration_s > 0)
-		position_ms = MIN(position_ms,
-		                  (gint64)(t->gone_share * duration_s * 1000));
+	if (said != SAID_ELAPSED && duration_s > 0) {
+		double share = bridge_relay_gone_share(bridge, episode);
+
+		if (share > 0)
+			position_ms = MIN(position_ms,
+			                  (gint64)(share * duration_s * 1000));
+	}
 	episode->position = position_ms / 1000;
 	/* Paused, it did not play since: a rewind counts from the pause. */
 	if (t->state == BRIDGE_PLAYER_PLAY)
@@ -514,6 +521,26 @@ pause_seconds(const BridgeTracking *t, const BridgeEpisode *episode, gint64 now)
 	       G_USEC_PER_SEC;
 }
 
+/*
+ * A song MPD gave no duration as it started: asked again once its
+ * decoder has had time to start, for the tail (listened) and for how far
+ * a host given up lets MPD get (bridge_relay_gone_share()).
+ */
+static gboolean
+on_duration_look(gpointer data)
+{
+	Bridge *bridge = data;
+	BridgeTracking *t = &bridge->tracking;
+	g_auto(BridgePlayerStatus) status = { 0 };
+
+	t->duration_look = 0;
+	if (t->episode_id != NULL &&
+	    bridge_mpd_player_status(bridge->mpd, &status, NULL) &&
+	    status.song_id == t->song_id && status.duration_ms > 0)
+		t->duration_ms = status.duration_ms;
+	return G_SOURCE_REMOVE;
+}
+
 void
 bridge_tracker_on_player(Bridge *bridge)
 {
@@ -568,10 +595,14 @@ bridge_tracker_on_player(Bridge *bridge)
 	t->state = status.state;
 	if (status.state != BRIDGE_PLAYER_STOP)
 		t->elapsed_ms = status.elapsed_ms;
-	t->duration_ms = status.duration_ms;
+	/* MPD knows it once its decoder started, which may be after this. */
+	if (changed || status.duration_ms > 0)
+		t->duration_ms = status.duration_ms;
 	t->at = now;
-	if (changed)
-		t->gone_share = 0;
+	if (episode != NULL && status.state == BRIDGE_PLAYER_PLAY &&
+	    t->duration_ms == 0 && t->duration_look == 0)
+		t->duration_look = g_timeout_add(DURATION_LOOK_MS,
+		                                 on_duration_look, bridge);
 	if (episode != NULL && changed && status.state == BRIDGE_PLAYER_PLAY)
 		bridge_tell_episode(bridge, BRIDGE_NEWS_STARTED, episode);
 	/* With sync, a phone may know a place to resume at even so. */
@@ -632,11 +663,9 @@ bridge_tracker_on_host(Bridge *bridge, const BridgeEpisode *episode)
 {
 	BridgeTracking *t = &bridge->tracking;
 
-	if (g_strcmp0(t->episode_id, episode->id) != 0)
-		return;
-	t->gone_share = bridge_relay_gone_share(bridge, episode);
 	/* Where MPD really is, not where time says it would be. */
-	bridge_tracker_on_player(bridge);
+	if (g_strcmp0(t->episode_id, episode->id) == 0)
+		bridge_tracker_on_player(bridge);
 }
 
 void
@@ -660,6 +689,7 @@ bridge_tracker_stop(Bridge *bridge)
 	g_clear_handle_id(&t->checkpoint, g_source_remove);
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
 	g_clear_handle_id(&t->resume_check, g_source_remove);
+	g_clear_handle_id(&t->duration_look, g_source_remove);
 	g_clear_pointer(&t->episode_id, g_free);
 	g_clear_pointer(&t->player_error, g_free);
 	t->state = BRIDGE_PLAYER_STOP;
@@ -705,6 +735,7 @@ bridge_tracker_clear(Bridge *bridge)
 	g_clear_handle_id(&t->checkpoint, g_source_remove);
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
 	g_clear_handle_id(&t->resume_check, g_source_remove);
+	g_clear_handle_id(&t->duration_look, g_source_remove);
 	g_clear_pointer(&t->episode_id, g_free);
 	g_clear_pointer(&t->player_error, g_free);
 	g_clear_pointer(&t->unseekable, g_hash_table_unref);

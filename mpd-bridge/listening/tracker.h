@@ -13,7 +13,7 @@ bridge_tracker_on_player(Bridge *bridge);
 
 /*
  * The relay's host of @episode came back, or was given up: if MPD
- * plays it, where MPD is now, and how far it can get.
+ * plays it, where MPD is now.
  */
 void
 bridge_tracker_on_host(Bridge *bridge, const BridgeEpisode *episode);
