@@ -1300,6 +1300,19 @@ test_set_guid(void)
 	bridge_store_free(store);
 }
 
+/* Writes @text into @journal after @store's lines, as a writer would. */
+static void
+write_after_lines(BridgeStore *store, const char *journal, const char *text)
+{
+	int fd = open(journal, O_WRONLY);
+
+	g_assert_cmpint(fd, >=, 0);
+	g_assert_cmpint(pwrite(fd, text, strlen(text),
+	                       (off_t)bridge_store_journal_size(store)),
+	                ==, (ssize_t)strlen(text));
+	g_assert_cmpint(close(fd), ==, 0);
+}
+
 static void
 test_journal(void)
 {
@@ -1354,15 +1367,7 @@ test_journal(void)
 	}
 	/* A crash in the middle of a line: the line is not one. */
 	cut = g_strdup_printf("position %s 999", two_id);
-	{
-		int fd = open(journal, O_WRONLY);
-
-		g_assert_cmpint(fd, >=, 0);
-		g_assert_cmpint(pwrite(fd, cut, strlen(cut),
-		                       (off_t)bridge_store_journal_size(store)),
-		                ==, (ssize_t)strlen(cut));
-		g_assert_cmpint(close(fd), ==, 0);
-	}
+	write_after_lines(store, journal, cut);
 	reader = open_ok(path);
 	g_assert_cmpint(bridge_store_find_episode(reader, one_id)->position, ==,
 	                122);
@@ -1477,15 +1482,7 @@ test_journal_listened(void)
 	lines = g_strdup_printf("position %s 45 1000\n\nepisode %s 1 2 3\n"
 	                        "episode %s 9 9 2 9\n",
 	                        old_id, old_id, old_id);
-	{
-		int fd = open(journal, O_WRONLY);
-
-		g_assert_cmpint(fd, >=, 0);
-		g_assert_cmpint(pwrite(fd, lines, strlen(lines),
-		                       (off_t)bridge_store_journal_size(store)),
-		                ==, (ssize_t)strlen(lines));
-		g_assert_cmpint(close(fd), ==, 0);
-	}
+	write_after_lines(store, journal, lines);
 	reader = open_ok(path);
 	got = bridge_store_find_episode(reader, done_id);
 	g_assert_false(got->listened);
