@@ -23,8 +23,6 @@ typedef struct {
 	guint checkpoint;       /* source saving the position while playing */
 	guint resume_timer;     /* source of a pending resume; 0: none */
 	guint resume_check;     /* source checking a resume; 0: none */
-	guint duration_look;    /* source asking MPD the duration it did
-	                           not know yet; 0: none */
 	gint64 resume_below_ms; /* a due resume seeks only if MPD is still
 	                           before this */
 	gboolean held;          /* the episode was first seen paused: MPD's

@@ -34,7 +34,6 @@
 #define RESUME_DELAY_MS    400  /* after the start, before the seek */
 #define RETRY_DELAY_MS     1500 /* the same, when a first seek failed */
 #define RESUME_TRIES       2    /* failed resumes before giving up */
-#define DURATION_LOOK_MS   2000 /* after a start without a duration */
 
 static gint64
 now_us(void)
@@ -521,26 +520,6 @@ pause_seconds(const BridgeTracking *t, const BridgeEpisode *episode, gint64 now)
 	       G_USEC_PER_SEC;
 }
 
-/*
- * A song MPD gave no duration as it started: asked again once its
- * decoder has had time to start, for the tail (listened) and for how far
- * a host given up lets MPD get (bridge_relay_gone_share()).
- */
-static gboolean
-on_duration_look(gpointer data)
-{
-	Bridge *bridge = data;
-	BridgeTracking *t = &bridge->tracking;
-	g_auto(BridgePlayerStatus) status = { 0 };
-
-	t->duration_look = 0;
-	if (t->episode_id != NULL &&
-	    bridge_mpd_player_status(bridge->mpd, &status, NULL) &&
-	    status.song_id == t->song_id && status.duration_ms > 0)
-		t->duration_ms = status.duration_ms;
-	return G_SOURCE_REMOVE;
-}
-
 void
 bridge_tracker_on_player(Bridge *bridge)
 {
@@ -599,10 +578,6 @@ bridge_tracker_on_player(Bridge *bridge)
 	if (changed || status.duration_ms > 0)
 		t->duration_ms = status.duration_ms;
 	t->at = now;
-	if (episode != NULL && status.state == BRIDGE_PLAYER_PLAY &&
-	    t->duration_ms == 0 && t->duration_look == 0)
-		t->duration_look = g_timeout_add(DURATION_LOOK_MS,
-		                                 on_duration_look, bridge);
 	if (episode != NULL && changed && status.state == BRIDGE_PLAYER_PLAY)
 		bridge_tell_episode(bridge, BRIDGE_NEWS_STARTED, episode);
 	/* With sync, a phone may know a place to resume at even so. */
@@ -689,7 +664,6 @@ bridge_tracker_stop(Bridge *bridge)
 	g_clear_handle_id(&t->checkpoint, g_source_remove);
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
 	g_clear_handle_id(&t->resume_check, g_source_remove);
-	g_clear_handle_id(&t->duration_look, g_source_remove);
 	g_clear_pointer(&t->episode_id, g_free);
 	g_clear_pointer(&t->player_error, g_free);
 	t->state = BRIDGE_PLAYER_STOP;
@@ -735,7 +709,6 @@ bridge_tracker_clear(Bridge *bridge)
 	g_clear_handle_id(&t->checkpoint, g_source_remove);
 	g_clear_handle_id(&t->resume_timer, g_source_remove);
 	g_clear_handle_id(&t->resume_check, g_source_remove);
-	g_clear_handle_id(&t->duration_look, g_source_remove);
 	g_clear_pointer(&t->episode_id, g_free);
 	g_clear_pointer(&t->player_error, g_free);
 	g_clear_pointer(&t->unseekable, g_hash_table_unref);
