@@ -364,8 +364,12 @@ run_daemon(Bridge *bridge)
 	}
 	bridge->daemon = TRUE;
 	bridge->loop = g_main_loop_new(NULL, FALSE);
-	/* A journal an earlier run left (a crash) is folded in soon. */
-	if (bridge_store_journal_size(bridge->store) > 0)
+	/*
+	 * A journal an earlier run left (a crash) is folded in soon, and a
+	 * state of an older format converted.
+	 */
+	if (bridge_store_journal_size(bridge->store) > 0 ||
+	    bridge_store_is_old_format(bridge->store))
 		bridge_changed(bridge);
 	bridge->mpd =
 	        bridge_mpd_new(&bridge->config->mpd, bridge->config->channel);

@@ -276,6 +276,7 @@ take_channel(Bridge *bridge, BridgeFeed *feed, FeedChannel *channel,
 	        MAX(feed_channel_get_ttl(channel),
 	            rrule_minutes(feed_channel_get_update_rrule(channel)) / 4);
 	store_episodes(bridge, feed, channel, first);
+	bridge_store_feed_changed(bridge->store, feed);
 }
 
 static void
@@ -425,9 +426,13 @@ bridge_refresh_feed(Bridge *bridge, BridgeFeed *feed, BridgeRefreshDone done,
 	refresh->done = done;
 	refresh->user_data = user_data;
 	refresh->notes = bridge_notes_writer_new(bridge, feed->id);
-	/* With no notes kept yet (a cache deleted), the whole body again. */
-	if (refresh->notes == NULL ||
-	    bridge_notes_cache_exists(bridge, feed->id)) {
+	/*
+	 * With no notes kept yet (a cache deleted), or the episodes only
+	 * the feed's cache held lost, the whole body again.
+	 */
+	if ((refresh->notes == NULL ||
+	     bridge_notes_cache_exists(bridge, feed->id)) &&
+	    !bridge_store_feed_cache_lost(bridge->store, feed)) {
 		feed_fetch_request_set_validators(request, feed->etag,
 		                                  feed->last_modified);
 		feed_fetch_request_set_content_hash(request,

@@ -1,7 +1,8 @@
 /*
  * The state file is a GKeyFile: a [bridge] group, then a [feed ID] group
- * per subscription, each followed by an [episode ID] group per episode,
- * then a [list ID] group per list. GKeyFile names cannot hold every URL
+ * per subscription, each followed by an [episode ID] group per episode
+ * with a state of its own (format 1: every episode), then a [list ID]
+ * group per list. GKeyFile names cannot hold every URL
  * or GUID, so the ids are hashes and the raw values are keys.
  *
  * Here are the keys of those groups and the struct members they fill,
@@ -45,6 +46,7 @@ const Field bridge_store_feed_fields[] = {
 	{ FEED_FIELD(no_chapter_fetch), FIELD_BOOLEAN, FALSE, TRUE },
 	{ FEED_FIELD(download), FIELD_INT64, FALSE, TRUE },
 	{ FEED_FIELD(speed), FIELD_INT64, FALSE, TRUE },
+	{ FEED_FIELD(cached), FIELD_UINT, FALSE },
 };
 
 const Field bridge_store_episode_fields[] = {

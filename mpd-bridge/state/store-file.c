@@ -162,12 +162,26 @@ rename_over(const char *temp, const char *path, GError **error)
 	return FALSE;
 }
 
-static gboolean
-write_and_rename(const char *path, const GString *text, GError **error)
+/* The temporary files of the episode caches (store-cache.c). */
+static void
+remove_cache_leftovers(const char *path)
 {
-	g_autofree char *temp = write_beside(path, text, error);
+	g_autofree char *dir_path = g_strconcat(path, ".cache", NULL);
+	g_autoptr(GDir) dir = g_dir_open(dir_path, 0, NULL);
+	const char *name;
 
-	return temp != NULL && rename_over(temp, path, error);
+	while (dir != NULL && (name = g_dir_read_name(dir)) != NULL) {
+		const char *suffix = strstr(name, SAVING_SUFFIX);
+		g_autofree char *file = NULL;
+
+		if (suffix == NULL ||
+		    strlen(suffix) != strlen(SAVING_SUFFIX) + 6)
+			continue;
+		file = g_build_filename(dir_path, name, NULL);
+		if (unlink(file) == 0)
+			g_debug("removed %s, left by a save that was cut short",
+			        file);
+	}
 }
 
 /* Removes what saves killed halfway left; under the lock, so none runs. */
@@ -196,31 +210,121 @@ remove_leftovers(const char *path)
 			g_debug("removed %s, left by a save that was cut short",
 			        file);
 	}
+	remove_cache_leftovers(path);
+}
+
+/*
+ * Writes the caches that @save made beside their files, and its text
+ * beside the state file, synced; nothing is renamed yet. Touches
+ * nothing of the store: this runs in a thread.
+ */
+static gboolean
+write_save(BridgeStoreSave *save, GError **error)
+{
+	if (!make_parent(save->path, "save the state to", error))
+		return FALSE;
+	for (guint i = 0; i < save->caches->len; i++) {
+		CacheBlob *blob = g_ptr_array_index(save->caches, i);
+		int errsv = bridge_store_cache_write(save->path, blob);
+
+		if (errsv != 0) {
+			g_set_error(error, G_FILE_ERROR,
+			            g_file_error_from_errno(errsv),
+			            "cannot save the state to %s: cannot write "
+			            "the episode cache of feed %s: %s",
+			            save->path, blob->feed_id,
+			            g_strerror(errsv));
+			return FALSE;
+		}
+	}
+	save->temp = write_beside(save->path, save->text, error);
+	if (save->temp == NULL) {
+		g_prefix_error(error,
+		               "cannot save the state to %s: ", save->path);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/*
+ * Keeps a state file of format 1 as PATH.v1 before the first save of
+ * the new format replaces it: an older mpd-bridge reads the copy.
+ */
+static void
+keep_old_format(const BridgeStore *store)
+{
+	g_autofree char *copy = g_strdup_printf("%s.v%" G_GINT64_FORMAT,
+	                                        store->path, store->version);
+	g_autoptr(GFile) from = NULL;
+	g_autoptr(GFile) to = NULL;
+	g_autoptr(GError) error = NULL;
+
+	if (unlink(copy) != 0 && errno != ENOENT)
+		g_debug("cannot remove %s: %s", copy, g_strerror(errno));
+	if (link(store->path, copy) != 0) {
+		/* A file system without hard links. */
+		from = g_file_new_for_path(store->path);
+		to = g_file_new_for_path(copy);
+		if (!g_file_copy(from, to, G_FILE_COPY_OVERWRITE, NULL, NULL,
+		                 NULL, &error)) {
+			g_warning("cannot keep a copy of %s as %s before "
+			          "converting it: %s",
+			          store->path, copy, error->message);
+			return;
+		}
+	}
+	g_message("converting the state file %s to format %d; the file as "
+	          "it was is kept as %s, which an older mpd-bridge reads",
+	          store->path, BRIDGE_STORE_VERSION, copy);
+}
+
+/*
+ * On the loop: puts what write_save() wrote in place, the caches first.
+ * A crash between them leaves caches of a number the key file does not
+ * name yet: a load reads them, and refreshes their feeds whole.
+ */
+static gboolean
+commit_save(BridgeStoreSave *save, GError **error)
+{
+	BridgeStore *store = save->store;
+	struct stat st;
+
+	if (store->version < BRIDGE_STORE_VERSION && store->stamp.exists)
+		keep_old_format(store);
+	if (!bridge_store_cache_commit(store, save->caches, save->uncached,
+	                               error) ||
+	    !rename_over(save->temp, store->path, error)) {
+		g_prefix_error(error,
+		               "cannot save the state to %s: ", store->path);
+		return FALSE;
+	}
+	g_clear_pointer(&save->temp, g_free);
+	g_clear_pointer(&save->uncached, g_ptr_array_unref);
+	if (stat(store->path, &st) == 0)
+		bridge_store_stamp_from_stat(&store->stamp, &st);
+	store->version = BRIDGE_STORE_VERSION;
+	store->saves++;
+	return TRUE;
 }
 
 gboolean
 bridge_store_save(BridgeStore *store, GError **error)
 {
-	g_autoptr(GString) text = NULL;
-	struct stat st;
+	BridgeStoreSave *save = NULL;
+	gboolean ok = FALSE;
 
 	g_return_val_if_fail(store != NULL, FALSE);
 	g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
 
-	text = bridge_store_serialize(store);
-	if (!make_parent(store->path, "save the state to", error)) {
+	save = bridge_store_save_begin(store);
+	bridge_store_save_step(save, G_MAXINT64 / 2);
+	save->path = g_strdup(store->path);
+	ok = write_save(save, error) && commit_save(save, error);
+	if (!ok)
 		add_advice(error, store->path);
+	bridge_store_save_free(save);
+	if (!ok)
 		return FALSE;
-	}
-	if (!write_and_rename(store->path, text, error)) {
-		g_prefix_error(error,
-		               "cannot save the state to %s: ", store->path);
-		add_advice(error, store->path);
-		return FALSE;
-	}
-	if (stat(store->path, &st) == 0)
-		bridge_store_stamp_from_stat(&store->stamp, &st);
-	store->saves++;
 	/*
 	 * The file holds what the journal said now. A crash right between
 	 * the rename and this leaves both: a load replays lines that are
@@ -237,6 +341,17 @@ bridge_store_save_free(BridgeStoreSave *save)
 		return;
 	if (save->temp != NULL)
 		unlink(save->temp);
+	/* Not saved: the next save removes those caches. */
+	if (save->uncached != NULL) {
+		for (guint i = 0; i < save->uncached->len; i++)
+			g_ptr_array_add(save->store->uncached,
+			                g_strdup(save->uncached->pdata[i]));
+		g_ptr_array_unref(save->uncached);
+	}
+	g_hash_table_unref(save->packed);
+	g_ptr_array_unref(save->caches);
+	if (save->kept != NULL)
+		g_hash_table_unref(save->kept);
 	g_string_free(save->text, TRUE);
 	g_key_file_free(save->scratch);
 	g_string_free(save->name, TRUE);
@@ -254,14 +369,7 @@ write_in_thread(GTask *task, gpointer source, gpointer data,
 	GError *error = NULL;
 	gint64 start = g_get_monotonic_time();
 
-	if (!make_parent(save->path, "save the state to", &error)) {
-		g_task_return_error(task, error);
-		return;
-	}
-	save->temp = write_beside(save->path, save->text, &error);
-	if (save->temp == NULL) {
-		g_prefix_error(&error,
-		               "cannot save the state to %s: ", save->path);
+	if (!write_save(save, &error)) {
 		g_task_return_error(task, error);
 		return;
 	}
@@ -288,7 +396,6 @@ bridge_store_save_finish(BridgeStoreSave *save, GAsyncResult *result,
 {
 	BridgeStore *store = save->store;
 	g_autoptr(GError) failed = NULL;
-	struct stat st;
 	gboolean ok = FALSE;
 
 	if (!g_task_propagate_boolean(G_TASK(result), error)) {
@@ -300,20 +407,15 @@ bridge_store_save_finish(BridgeStoreSave *save, GAsyncResult *result,
 		ok = TRUE;
 		goto out;
 	}
-	if (!rename_over(save->temp, store->path, error)) {
-		g_prefix_error(error,
-		               "cannot save the state to %s: ", store->path);
+	if (!commit_save(save, error)) {
 		add_advice(error, store->path);
 		goto out;
 	}
-	g_clear_pointer(&save->temp, g_free);
-	if (stat(store->path, &st) == 0)
-		bridge_store_stamp_from_stat(&store->stamp, &st);
-	store->saves++;
 	ok = TRUE;
-	g_debug("saved the state to %s: %zu bytes made in %u slices of the "
-	        "loop, the longest %.1f ms, then written in %.1f ms",
-	        store->path, save->text->len, save->slices,
+	g_debug("saved the state to %s: %zu bytes and %u episode caches made "
+	        "in %u slices of the loop, the longest %.1f ms, then written "
+	        "in %.1f ms",
+	        store->path, save->text->len, save->caches->len, save->slices,
 	        save->longest_us / 1000.0, save->write_us / 1000.0);
 	/*
 	 * Lines the file holds now must go: replayed over it, an old

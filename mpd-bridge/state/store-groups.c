@@ -183,6 +183,7 @@ load_feed(BridgeStore *store, GKeyFile *key_file, const char *group,
 {
 	const char *id = group + strlen("feed ");
 	guint line = section->line;
+	g_autofree char *heard = NULL;
 	Feed *feed = NULL;
 	gsize found = 0;
 
@@ -193,6 +194,15 @@ load_feed(BridgeStore *store, GKeyFile *key_file, const char *group,
 		        *id == '\0' ? "has no id" : "appears twice");
 		return FALSE;
 	}
+	/* It names the feed's episode cache: a file in STATE.cache. */
+	if (strchr(id, '/') != NULL || *id == '.') {
+		bridge_store_refuse(
+		        error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+		        store->path,
+		        "line %u: [%s] has an id that is no file name", line,
+		        group);
+		return FALSE;
+	}
 	feed = bridge_store_feed_new(id);
 	if (!read_fields(store, key_file, group, line, bridge_store_feed_fields,
 	                 bridge_store_n_feed_fields, &feed->pub, &found,
@@ -200,8 +210,18 @@ load_feed(BridgeStore *store, GKeyFile *key_file, const char *group,
 		bridge_store_feed_free(feed);
 		return FALSE;
 	}
+	/* Its episodes listened and nothing more (store-heard.c). */
+	heard = g_key_file_get_value(key_file, group, "heard", NULL);
+	if (heard != NULL &&
+	    !bridge_store_heard_parse(store, feed, heard, line, error)) {
+		bridge_store_feed_free(feed);
+		return FALSE;
+	}
 	keep_unknown(store, key_file, group, bridge_store_feed_fields,
-	             bridge_store_n_feed_fields, found, section);
+	             bridge_store_n_feed_fields, found + (heard != NULL),
+	             section);
+	if (heard != NULL)
+		g_key_file_remove_key(store->extra, group, "heard", NULL);
 	g_ptr_array_add(store->feeds, feed);
 	g_hash_table_insert(store->feed_ids, feed->pub.id, feed);
 	return TRUE;
@@ -358,6 +378,7 @@ load_bridge(BridgeStore *store, GKeyFile *key_file, const Section *section,
 		        line, version);
 		return FALSE;
 	}
+	store->version = version;
 	/* "saved" is only checked: it is rewritten on save. */
 	if (!read_fields(store, key_file, "bridge", line, bridge_fields,
 	                 G_N_ELEMENTS(bridge_fields), NULL, &found, error))

@@ -105,10 +105,32 @@ parse(BridgeStore *store, const char *text, gsize length, GError **error)
 		            section, k == (guint)bridge, pending, error))
 			return FALSE;
 	}
-	if (!bridge_store_attach_pending(store, pending, error))
-		return FALSE;
+	return bridge_store_attach_pending(store, pending, error);
+}
+
+/*
+ * The episodes that only the feeds' caches hold, after the key file's.
+ * A file of format 1 held them all: then every cache is written at the
+ * first save, which converts the file.
+ */
+static void
+read_caches(BridgeStore *store)
+{
+	store->next_seq = 0;
+	for (guint i = 0; i < store->feeds->len; i++) {
+		Feed *feed = g_ptr_array_index(store->feeds, i);
+
+		if (store->version >= 2)
+			bridge_store_cache_read(store, feed);
+		else
+			feed->cache_changes = 1;
+		bridge_store_heard_apply(store, feed);
+		/* Creation order is the order of the feeds and the caches. */
+		for (guint j = 0; j < feed->episodes->len; j++)
+			((Episode *)feed->episodes->pdata[j])->seq =
+			        store->next_seq++;
+	}
 	bridge_store_prune_lists(store);
-	return TRUE;
 }
 
 static char *
@@ -173,6 +195,7 @@ bridge_store_load(BridgeStore *store, GError **error)
 	}
 	if (!parse(store, text, length, error))
 		return FALSE;
+	read_caches(store);
 	bridge_store_stamp_from_stat(&store->stamp, &st);
 	store->stamp.journal = bridge_store_journal_replay(store);
 	return TRUE;

@@ -1,7 +1,9 @@
 /*
  * The store as the state file's text, for a save, with the unknown keys
- * and groups that were read (store-groups.c) written back. Apart from
- * store-file.c, which puts the text on disk.
+ * and groups that were read (store-groups.c) written back, and the
+ * episode caches of the feeds that changed (store-cache.c). Made in
+ * slices, so that a loop answers meanwhile. Apart from store-file.c,
+ * which puts them on disk.
  */
 #include "state/store-private.h"
 
@@ -122,8 +124,12 @@ append_header(GString *out, const BridgeStore *store)
 {
 	g_string_append(
 	        out,
-	        "# mpd-bridge's state: the subscriptions and the episodes "
-	        "seen in them.\n"
+	        "# mpd-bridge's state: the subscriptions, and the episodes "
+	        "with a state of\n"
+	        "# their own. What the feeds say of the others is cached in "
+	        "the .cache\n"
+	        "# directory beside this file, and fetched again when it is "
+	        "lost.\n"
 	        "# mpd-bridge rewrites it: stop mpd-bridge before editing it "
 	        "by hand,\n"
 	        "# and keep the group names, which are ids. Times are Unix "
@@ -136,13 +142,48 @@ append_header(GString *out, const BridgeStore *store)
 }
 
 static void
-append_feed(GString *out, GKeyFile *scratch, GString *name,
-            const BridgeStore *store, const Feed *feed)
+append_heard(GString *out, const char *id, const Heard *heard)
 {
+	char number[64];
+
+	g_string_append(out, id);
+	g_snprintf(number, sizeof(number),
+	           ":%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT ";",
+	           heard->listened_at, heard->last_played);
+	g_string_append(out, number);
+}
+
+/* A feed's group, with its episodes listened and nothing more. */
+static void
+append_feed(GString *out, GKeyFile *scratch, GString *name,
+            const BridgeStore *store, const Feed *feed, GHashTable *kept)
+{
+	gsize before;
+	GHashTableIter iter;
+	gpointer id, heard;
+
 	g_string_assign(name, "feed ");
 	g_string_append(name, feed->pub.id);
 	append_group(out, scratch, store->extra, name->str, &feed->pub,
 	             bridge_store_feed_fields, bridge_store_n_feed_fields);
+	g_string_append(out, "heard=");
+	before = out->len;
+	for (guint i = 0; i < feed->episodes->len; i++) {
+		const Episode *episode = feed->episodes->pdata[i];
+		Heard record = { episode->pub.listened_at,
+			         episode->pub.last_played };
+
+		if (bridge_store_episode_is_heard(episode, kept))
+			append_heard(out, episode->pub.id, &record);
+	}
+	/* Those whose episodes are not known yet, as they were. */
+	g_hash_table_iter_init(&iter, feed->heard);
+	while (g_hash_table_iter_next(&iter, &id, &heard))
+		append_heard(out, id, heard);
+	if (out->len == before)
+		g_string_truncate(out, before - strlen("heard="));
+	else
+		g_string_append_c(out, '\n');
 }
 
 static void
@@ -185,27 +226,7 @@ append_rest(GString *out, GKeyFile *scratch, GString *name,
 	}
 }
 
-GString *
-bridge_store_serialize(const BridgeStore *store)
-{
-	g_autoptr(GKeyFile) scratch = g_key_file_new();
-	g_autoptr(GString) name = g_string_new(NULL);
-	GString *out = g_string_sized_new((gsize)store->stamp.size + 4096);
-
-	append_header(out, store);
-	for (guint i = 0; i < store->feeds->len; i++) {
-		const Feed *feed = g_ptr_array_index(store->feeds, i);
-
-		append_feed(out, scratch, name, store, feed);
-		for (guint j = 0; j < feed->episodes->len; j++)
-			append_episode(out, scratch, name, store,
-			               feed->episodes->pdata[j]);
-	}
-	append_rest(out, scratch, name, store);
-	return out;
-}
-
-/* Groups written between two looks at the clock. */
+/* Episodes gone through between two looks at the clock. */
 #define SLICE_GROUPS 64
 
 /* Starts @save's text again: which feeds and episodes there are changed. */
@@ -216,6 +237,21 @@ restart(BridgeStoreSave *save)
 
 	g_string_truncate(save->text, 0);
 	append_header(save->text, store);
+	/*
+	 * The caches made of feeds that did not change since stay: a refresh
+	 * of all restarts a save again and again, and 1,000 caches are
+	 * 100,000 episodes to pack.
+	 */
+	for (guint i = save->caches->len; i-- > 0;) {
+		const CacheBlob *blob = g_ptr_array_index(save->caches, i);
+		const Feed *feed =
+		        g_hash_table_lookup(store->feed_ids, blob->feed_id);
+
+		if (feed != NULL && feed->cache_changes == blob->changes)
+			continue;
+		g_hash_table_remove(save->packed, blob->feed_id);
+		g_ptr_array_remove_index_fast(save->caches, i);
+	}
 	save->feed = 0;
 	save->episode = 0;
 	save->generation = store->generation;
@@ -242,6 +278,11 @@ bridge_store_save_begin(BridgeStore *store)
 	save->name = g_string_new(NULL);
 	save->journal = store->stamp.journal;
 	save->saves = store->saves;
+	save->caches =
+	        g_ptr_array_new_with_free_func(bridge_store_cache_blob_free);
+	save->packed = g_hash_table_new(g_str_hash, g_str_equal);
+	save->uncached = g_steal_pointer(&store->uncached);
+	store->uncached = g_ptr_array_new_with_free_func(g_free);
 	restart(save);
 	return save;
 }
@@ -265,17 +306,39 @@ bridge_store_save_step(BridgeStoreSave *save, gint64 budget_us)
 		until = g_get_monotonic_time() + budget_us;
 		restart(save);
 	}
+	/* Lists may have changed since the last slice. */
+	if (save->kept != NULL)
+		g_hash_table_unref(save->kept);
+	save->kept = bridge_store_kept_ids(store);
 	while (save->feed < store->feeds->len) {
-		const Feed *feed = g_ptr_array_index(store->feeds, save->feed);
+		Feed *feed = g_ptr_array_index(store->feeds, save->feed);
 
-		if (save->episode == 0)
+		if (save->episode == 0) {
+			/* First: the feed's group holds the cache's number. */
+			if (feed->cache_changes != feed->cache_saved &&
+			    !g_hash_table_contains(save->packed,
+			                           feed->pub.id)) {
+				CacheBlob *blob = bridge_store_cache_pack(feed);
+
+				g_ptr_array_add(save->caches, blob);
+				g_hash_table_add(save->packed, blob->feed_id);
+			}
 			append_feed(save->text, save->scratch, save->name,
-			            store, feed);
+			            store, feed, save->kept);
+		}
 		while (save->episode < feed->episodes->len) {
-			append_episode(save->text, save->scratch, save->name,
-			               store,
-			               feed->episodes->pdata[save->episode]);
+			const Episode *episode =
+			        feed->episodes->pdata[save->episode];
+
 			save->episode++;
+			/*
+			 * Most are in the feed's cache alone, and most of the
+			 * rest are in its group's heard list.
+			 */
+			if (bridge_store_episode_is_own(episode, save->kept) &&
+			    !bridge_store_episode_is_heard(episode, save->kept))
+				append_episode(save->text, save->scratch,
+				               save->name, store, episode);
 			if (++groups % SLICE_GROUPS == 0 &&
 			    g_get_monotonic_time() >= until)
 				return slice_done(save, start, FALSE);

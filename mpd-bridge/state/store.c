@@ -48,6 +48,8 @@ bridge_store_feed_new(const char *id)
 	feed->episodes =
 	        g_ptr_array_new_with_free_func(bridge_store_episode_free);
 	feed->by_guid = g_hash_table_new(g_str_hash, g_str_equal);
+	feed->heard =
+	        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	return feed;
 }
 
@@ -60,6 +62,7 @@ bridge_store_feed_free(gpointer data)
 		return;
 	/* The table's keys belong to the episodes: drop it first. */
 	g_hash_table_unref(feed->by_guid);
+	g_hash_table_unref(feed->heard);
 	g_ptr_array_unref(feed->episodes);
 	free_strings(&feed->pub, bridge_store_feed_fields,
 	             bridge_store_n_feed_fields);
@@ -102,6 +105,7 @@ bridge_store_new_empty(const char *path)
 	store->episode_ids = g_hash_table_new(g_str_hash, g_str_equal);
 	store->lists = g_ptr_array_new_with_free_func(bridge_store_list_free);
 	store->extra = g_key_file_new();
+	store->uncached = g_ptr_array_new_with_free_func(g_free);
 	return store;
 }
 
@@ -150,6 +154,59 @@ bridge_store_prune_lists(BridgeStore *store)
 	}
 }
 
+GHashTable *
+bridge_store_kept_ids(const BridgeStore *store)
+{
+	GHashTable *kept = g_hash_table_new(g_str_hash, g_str_equal);
+	g_auto(GStrv) groups = g_key_file_get_groups(store->extra, NULL);
+
+	for (guint i = 0; i < store->lists->len; i++) {
+		const BridgeList *list = g_ptr_array_index(store->lists, i);
+
+		for (guint j = 0; j < list->episodes->len; j++)
+			g_hash_table_add(kept, list->episodes->pdata[j]);
+	}
+	/* Borrowed from the episodes, which outlive the table. */
+	for (gsize i = 0; groups[i] != NULL; i++) {
+		Episode *episode;
+
+		if (!g_str_has_prefix(groups[i], "episode "))
+			continue;
+		episode = g_hash_table_lookup(store->episode_ids,
+		                              groups[i] + strlen("episode "));
+		if (episode != NULL)
+			g_hash_table_add(kept, episode->pub.id);
+	}
+	return kept;
+}
+
+gboolean
+bridge_store_episode_is_heard(const Episode *episode, GHashTable *kept)
+{
+	const BridgeEpisode *e = &episode->pub;
+
+	/* An id of a hand-made group may hold the record's separators. */
+	return e->listened && e->position == 0 && !e->starred &&
+	       strpbrk(e->id, ":; ") == NULL && e->sync_changed == 0 &&
+	       e->sync_from == NULL && !e->sync_unsent && e->file == NULL &&
+	       e->downloaded == 0 && e->download == 0 &&
+	       e->download_error == NULL && e->download_failures == 0 &&
+	       e->download_retry == 0 && !g_hash_table_contains(kept, e->id);
+}
+
+gboolean
+bridge_store_episode_is_own(const Episode *episode, GHashTable *kept)
+{
+	const BridgeEpisode *e = &episode->pub;
+
+	return e->listened || e->listened_at != 0 || e->position != 0 ||
+	       e->last_played != 0 || e->starred || e->sync_changed != 0 ||
+	       e->sync_from != NULL || e->sync_unsent || e->file != NULL ||
+	       e->downloaded != 0 || e->download != 0 ||
+	       e->download_error != NULL || e->download_failures != 0 ||
+	       e->download_retry != 0 || g_hash_table_contains(kept, e->id);
+}
+
 gint
 bridge_store_compare_seq(gconstpointer a, gconstpointer b)
 {
@@ -170,8 +227,17 @@ bridge_store_free(BridgeStore *store)
 	g_ptr_array_unref(store->feeds);
 	g_ptr_array_unref(store->lists);
 	g_key_file_free(store->extra);
+	g_ptr_array_unref(store->uncached);
 	g_free(store->path);
 	g_free(store);
+}
+
+gboolean
+bridge_store_is_old_format(const BridgeStore *store)
+{
+	g_return_val_if_fail(store != NULL, FALSE);
+
+	return store->stamp.exists && store->version < BRIDGE_STORE_VERSION;
 }
 
 const char *
@@ -282,6 +348,8 @@ bridge_store_add_feed(BridgeStore *store, const char *url)
 	feed = bridge_store_feed_new(id);
 	feed->pub.url = g_strdup(url);
 	feed->pub.added = bridge_store_now();
+	/* A cache of it left from before it was removed is replaced. */
+	feed->cache_changes = 1;
 	g_ptr_array_add(store->feeds, feed);
 	g_hash_table_insert(store->feed_ids, feed->pub.id, feed);
 	store->generation++;
@@ -313,9 +381,31 @@ bridge_store_remove_feed(BridgeStore *store, BridgeFeed *feed)
 	}
 	bridge_store_prune_lists(store);
 	drop_unknown(store, "feed", feed->id);
+	g_ptr_array_add(store->uncached, g_strdup(feed->id));
 	g_hash_table_remove(store->feed_ids, feed->id);
 	g_ptr_array_remove(store->feeds, own);
 	store->generation++;
+}
+
+void
+bridge_store_feed_changed(BridgeStore *store, BridgeFeed *feed)
+{
+	Feed *own = (Feed *)feed;
+
+	g_return_if_fail(store != NULL);
+	g_return_if_fail(has_feed(store, feed));
+
+	own->cache_changes++;
+	own->cache_lost = FALSE;
+}
+
+gboolean
+bridge_store_feed_cache_lost(const BridgeStore *store, const BridgeFeed *feed)
+{
+	g_return_val_if_fail(store != NULL, FALSE);
+	g_return_val_if_fail(has_feed(store, feed), FALSE);
+
+	return ((const Feed *)feed)->cache_lost;
 }
 
 void
@@ -359,6 +449,8 @@ bridge_store_get_episode(BridgeStore *store, BridgeFeed *feed, const char *guid,
 	episode->pub.first_seen = bridge_store_now();
 	bridge_store_attach(own, episode);
 	g_hash_table_insert(store->episode_ids, episode->pub.id, episode);
+	bridge_store_heard_take(own, episode);
+	own->cache_changes++;
 	store->generation++;
 	return &episode->pub;
 }
@@ -491,6 +583,7 @@ bridge_store_set_episode_guid(BridgeStore *store, BridgeEpisode *episode,
 	g_free(episode->guid);
 	episode->guid = g_strdup(guid);
 	g_hash_table_insert(feed->by_guid, episode->guid, episode);
+	feed->cache_changes++;
 	return TRUE;
 }
 
@@ -508,6 +601,7 @@ bridge_store_remove_episode(BridgeStore *store, BridgeEpisode *episode)
 	drop_unknown(store, "episode", episode->id);
 	bridge_store_prune_lists(store);
 	g_ptr_array_remove(feed->episodes, episode);
+	feed->cache_changes++;
 	store->generation++;
 }
 

@@ -8,7 +8,7 @@
 #include <gio/gio.h>
 
 /* The state file's format; a file of a newer one is refused. */
-#define BRIDGE_STORE_VERSION 1
+#define BRIDGE_STORE_VERSION 2
 
 /*
  * One subscription. Fields are the store's; change them, then save. The id
@@ -49,6 +49,9 @@ typedef struct {
 	                              none */
 	gint64 speed; /* playback speed in hundredths (150 is 1.5×,
 	                 listening/speed.c); 0 means the default */
+	guint cached; /* the number of its episode cache's last write,
+	                 which the cache holds too: one of another number
+	                 is not the state's (store-cache.c) */
 } BridgeFeed;
 
 /*
@@ -182,6 +185,13 @@ gboolean
 bridge_store_journal_episode(BridgeStore *store, const BridgeEpisode *episode,
                              guint64 *size, GError **error);
 
+/*
+ * Whether the state file read is of an older format, which the next save
+ * converts (keeping the old file as PATH.vN).
+ */
+gboolean
+bridge_store_is_old_format(const BridgeStore *store);
+
 /* Bytes of the journal's whole lines on the disk now; 0: none. */
 guint64
 bridge_store_journal_size(const BridgeStore *store);
@@ -254,6 +264,23 @@ bridge_store_add_feed(BridgeStore *store, const char *url);
  */
 void
 bridge_store_remove_feed(BridgeStore *store, BridgeFeed *feed);
+
+/*
+ * Says that what @feed says of its episodes changed (a refresh took a new
+ * body): its episode cache is written with the next save. Episodes that
+ * come, go or take a new guid through the store need not say so.
+ */
+void
+bridge_store_feed_changed(BridgeStore *store, BridgeFeed *feed);
+
+/*
+ * Whether @feed's episode cache was missing, damaged or partial when the
+ * state was read, and no refresh has brought the feed whole since: then
+ * only its episodes with a state of their own are known, and the next
+ * refresh must fetch it whole, without validators.
+ */
+gboolean
+bridge_store_feed_cache_lost(const BridgeStore *store, const BridgeFeed *feed);
 
 /* Moves a subscription to @url, keeping everything else. */
 void

@@ -15,6 +15,7 @@ import subprocess
 import time
 
 import media
+from statecache import read_cache  # noqa: F401 (for the tests)
 
 ID_LENGTH = 16
 
@@ -87,7 +88,35 @@ def unescape(value):
 
 
 def read_state(path):
-    """The groups of a state file: {group name: {key: raw value}}."""
+    """The groups of a state file: {group name: {key: raw value}}, with
+    the episodes that only the feeds' caches hold as [episode ID] groups
+    of what the feeds say."""
+    groups = read_key_file(path)
+    for name in list(groups):
+        if not name.startswith("feed "):
+            continue
+        for eid, fields in (read_cache(path, name[5:]) or {}).items():
+            groups.setdefault("episode " + eid, fields)
+        for eid, heard in heard_records(groups[name]).items():
+            groups.setdefault("episode " + eid, {}).update(heard)
+    return groups
+
+
+def heard_records(feed_group):
+    """The episodes a feed's group says are listened and nothing more:
+    {episode id: {key: raw value}}."""
+    out = {}
+    for record in feed_group.get("heard", "").split(";"):
+        if record.strip():
+            eid, listened_at, last_played = record.strip().split(":")
+            out[eid] = {"listened": "true", "listened_at": listened_at,
+                        "last_played": last_played}
+    return out
+
+
+def read_key_file(path):
+    """The groups of the state's key file: {group name: {key: raw
+    value}}."""
     groups = {}
     current = None
     with open(path, encoding="utf-8") as f:

@@ -113,7 +113,8 @@ class Model:
 
 
 def read_file(path, model):
-    """The values of the model's keys in the state file at @path."""
+    """The values of the model's keys in the state file at @path and the
+    episode caches beside it."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
     groups = {}
@@ -121,9 +122,16 @@ def read_file(path, model):
         end = chunk.find("]\n")
         if end >= 0:
             groups[chunk[:end]] = chunk[end + 2:]
+    for name in [g for g in groups if g.startswith("feed ")]:
+        for eid in faults.read_cache(path, name[5:]) or {}:
+            groups.setdefault("episode " + eid, "")
+        feed = dict(line.split("=", 1) for line in groups[name].splitlines()
+                    if "=" in line and not line.startswith("#"))
+        for eid in faults.heard_records(feed):
+            groups["episode " + eid] = "listened=true\n"
     n = sum(1 for name in groups if name.startswith("episode "))
-    check(n == model.episodes, f"the file has {n} episodes, not "
-          f"{model.episodes}")
+    check(n == model.episodes, f"the file and its caches have {n} "
+          f"episodes, not {model.episodes}")
 
     def fields(name):
         body = groups.get(name)

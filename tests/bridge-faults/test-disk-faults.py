@@ -93,7 +93,11 @@ class World:
         while self.mounts:
             self.umount(self.mounts[-1])
         for name in os.listdir(self.dir):
-            os.unlink(os.path.join(self.dir, name))
+            path = os.path.join(self.dir, name)
+            if os.path.isdir(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
         self.mount("-t", "tmpfs", "-o", f"size={TMPFS_SIZE},mode=0700",
                    "tmpfs", self.dir)
         self.layout = faults.write_state(self.state, 2, 20)
@@ -146,9 +150,15 @@ class World:
         return os.path.join(bin_dir, os.path.basename(BRIDGE)), env
 
     def leftovers(self):
+        """What a save cut short left: files beside the state, and in
+        its directory of caches, that are none of the state's own."""
         base = os.path.basename(self.state) + "."
+        caches = self.state + ".cache"
+        own = (base + "lock", base + "cache", base + "v1")
         return [n for n in os.listdir(self.dir) if n.startswith(base) and
-                n != base + "lock"]
+                n not in own] + \
+            [n for n in (os.listdir(caches) if os.path.isdir(caches)
+                         else []) if "." in n]
 
     def start_daemon(self):
         self.daemon = subprocess.Popen(

@@ -346,26 +346,47 @@ test_readable(void)
 	        bridge_store_add_feed(store, "https://example.com/a=b[c]");
 	BridgeEpisode *episode =
 	        bridge_store_get_episode(store, feed, "guid=1 [x]", NULL);
+	BridgeEpisode *untouched =
+	        bridge_store_get_episode(store, feed, "guid=2", NULL);
 	g_autofree char *text = NULL;
 	g_autofree char *feed_group = NULL;
 	g_autofree char *episode_group = NULL;
+	g_autofree char *untouched_group = NULL;
+	g_autofree char *cache = NULL;
 	g_autoptr(GKeyFile) key_file = g_key_file_new();
 	g_autoptr(GError) error = NULL;
+	BridgeStore *again = NULL;
 
 	g_test_summary("The file is a key file a person can read: hashed "
-	               "ids for names, raw URLs, GUIDs and titles as values");
+	               "ids for names, raw URLs, GUIDs and titles as values; "
+	               "an episode nobody touched is only in its feed's "
+	               "cache");
 	feed->title = g_strdup("A Show");
 	g_free(episode->title);
 	episode->title = g_strdup("First = best");
+	episode->position = 5;
+	g_free(untouched->title);
+	untouched->title = g_strdup("Second");
 	save_ok(store);
 
 	text = read_file(path, NULL);
 	g_assert_true(g_str_has_prefix(text, "#"));
-	g_assert_nonnull(strstr(text, "\n[bridge]\nversion=1\nsaved="));
+	g_assert_nonnull(strstr(text, "\n[bridge]\nversion=2\nsaved="));
 	feed_group = g_strdup_printf("\n[feed %s]\n", feed->id);
 	episode_group = g_strdup_printf("\n[episode %s]\n", episode->id);
+	untouched_group = g_strdup_printf("\n[episode %s]\n", untouched->id);
 	g_assert_nonnull(strstr(text, feed_group));
 	g_assert_nonnull(strstr(text, episode_group));
+	g_assert_null(strstr(text, untouched_group));
+	g_assert_null(strstr(text, "Second"));
+	cache = g_strdup_printf("%s.cache/%s", path, feed->id);
+	g_assert_true(g_file_test(cache, G_FILE_TEST_IS_REGULAR));
+	again = open_ok(path);
+	g_assert_cmpstr(bridge_store_find_episode(again, untouched->id)->title,
+	                ==, "Second");
+	g_assert_cmpint(bridge_store_find_episode(again, episode->id)->position,
+	                ==, 5);
+	bridge_store_free(again);
 	g_assert_nonnull(strstr(text, "\nurl=https://example.com/a=b[c]\n"));
 	g_assert_nonnull(strstr(text, "\nguid=guid=1 [x]\n"));
 	g_assert_nonnull(strstr(text, "\ntitle=A Show\n"));
@@ -691,9 +712,9 @@ test_refused_version(void)
 {
 	g_test_summary("A newer format is refused as newer, even when the "
 	               "rest is unreadable; a bad version as damage");
-	assert_refused("[bridge]\nversion=2\n[feed x]\nsomething=new\n",
+	assert_refused("[bridge]\nversion=3\n[feed x]\nsomething=new\n",
 	               G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-	               "written by a newer mpd-bridge (format 2); update "
+	               "written by a newer mpd-bridge (format 3); update "
 	               "mpd-bridge");
 	assert_refused("[feed x]\n[bridge]\nversion=99\n", G_KEY_FILE_ERROR,
 	               G_KEY_FILE_ERROR_INVALID_VALUE, "format 99");
@@ -717,6 +738,13 @@ test_refused_missing_keys(void)
 	               "[episode e]\nfeed_id=f\nurl=http://x/1\ntitle=t\n",
 	               G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
 	               "[episode e] has no guid");
+	assert_refused("[bridge]\nversion=2\n[feed ../x]\nurl=http://x/\n",
+	               G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+	               "[feed ../x] has an id that is no file name");
+	assert_refused("[bridge]\nversion=2\n[feed f]\nurl=http://x/\n"
+	               "heard=e1:1:2;e2:x:2;\n",
+	               G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+	               "line 3: [feed f] heard has “e2:x:2”");
 	assert_refused("[bridge]\nversion=1\n[feed f]\nurl=http://x/\n"
 	               "keep=-1\n",
 	               G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
@@ -864,15 +892,35 @@ test_unknown_kept(void)
 	g_assert_true(g_key_file_has_key(key_file, "episode e", "note", NULL));
 }
 
+/* Whether the directory @dir holds no temporary file. */
+static gboolean
+none_half_written(const char *dir)
+{
+	g_autoptr(GDir) listing = g_dir_open(dir, 0, NULL);
+	const char *name = NULL;
+
+	while ((name = g_dir_read_name(listing)) != NULL)
+		if (strchr(name, '.') != NULL)
+			return FALSE;
+	return TRUE;
+}
+
+/* Only the state file and its caches, with no file half-written. */
 static gboolean
 only_state_in(const char *dir)
 {
 	g_autoptr(GDir) listing = g_dir_open(dir, 0, NULL);
 	const char *name = NULL;
 
-	while ((name = g_dir_read_name(listing)) != NULL)
-		if (strcmp(name, "state") != 0)
+	while ((name = g_dir_read_name(listing)) != NULL) {
+		g_autofree char *caches = g_build_filename(dir, name, NULL);
+
+		if (strcmp(name, "state") == 0)
+			continue;
+		if (strcmp(name, "state.cache") != 0 ||
+		    !none_half_written(caches))
 			return FALSE;
+	}
 	return TRUE;
 }
 
@@ -1635,6 +1683,67 @@ test_save_slices(void)
 	bridge_store_free(store);
 }
 
+/* At the fourth slice, an episode comes to the feed @data. */
+static void
+add_late(guint slice, gpointer data)
+{
+	Churn *c = data;
+
+	if (slice != 3 || c->added)
+		return;
+	bridge_store_get_episode(c->store, c->feed, "late", NULL);
+	c->added = TRUE;
+}
+
+static void
+test_save_restart_caches(void)
+{
+	g_autofree char *path = state_path();
+	g_autoptr(GError) error = NULL;
+	BridgeStore *store = open_ok(path);
+	BridgeFeed *b = bridge_store_add_feed(store, "https://b.example/");
+	BridgeFeed *a = bridge_store_add_feed(store, "https://a.example/");
+	Churn c = { store, a, NULL, FALSE };
+	BridgeStoreSave *save;
+	BridgeStore *reader;
+	guint cached_a, cached_b;
+
+	g_test_summary("A save in slices that starts over keeps the caches it "
+	               "made of feeds that did not change since, and makes "
+	               "again those of feeds that did");
+	for (guint i = 0; i < 400; i++) {
+		g_autofree char *guid = g_strdup_printf("g%u", i);
+
+		bridge_store_get_episode(store, i < 100 ? b : a, guid, NULL);
+	}
+	save_ok(store);
+	bridge_store_feed_changed(store, a);
+	bridge_store_feed_changed(store, b);
+	cached_a = a->cached;
+	cached_b = b->cached;
+	save = bridge_store_save_begin(store);
+	slice_all(save, add_late, &c);
+	g_assert_true(c.added);
+	g_assert_true(write_now(save, &error));
+	g_assert_no_error(error);
+	g_assert_cmpuint(b->cached, ==, cached_b + 1);
+	g_assert_cmpuint(a->cached, ==, cached_a + 2);
+	reader = open_ok(path);
+	g_assert_false(bridge_store_feed_cache_lost(
+	        reader, bridge_store_find_feed(reader, "https://a.example/")));
+	g_assert_false(bridge_store_feed_cache_lost(
+	        reader, bridge_store_find_feed(reader, "https://b.example/")));
+	g_assert_nonnull(bridge_store_find_episode(reader, "late"));
+	{
+		g_autoptr(GPtrArray) all =
+		        bridge_store_list_episodes(reader, NULL);
+
+		g_assert_cmpuint(all->len, ==, 401);
+	}
+	bridge_store_free(reader);
+	bridge_store_free(store);
+}
+
 static void
 test_leftovers(void)
 {
@@ -1643,13 +1752,19 @@ test_leftovers(void)
 	g_autofree char *journal =
 	        g_strconcat(path, ".journal.saving-d4E5f6", NULL);
 	g_autofree char *own = g_strconcat(path, ".saving-mine", NULL);
+	g_autofree char *caches = g_strconcat(path, ".cache", NULL);
+	g_autofree char *cache =
+	        g_strconcat(caches, "/0123456789abcdef.saving-g7H8i9", NULL);
 	g_autoptr(GError) error = NULL;
 	BridgeStore *store = open_ok(path);
 
 	g_test_summary("What a save killed half-way left (the state's "
-	               "temporary file, the journal's) goes as the lock is "
-	               "taken; a file of another name stays");
+	               "temporary file, the journal's, an episode cache's) "
+	               "goes as the lock is taken; a file of another name "
+	               "stays");
 	save_ok(store);
+	g_assert_cmpint(g_mkdir_with_parents(caches, 0700), ==, 0);
+	g_assert_true(g_file_set_contents(cache, "half", -1, NULL));
 	g_assert_true(g_file_set_contents(save, "half", -1, NULL));
 	g_assert_true(g_file_set_contents(journal, "half", -1, NULL));
 	g_assert_true(g_file_set_contents(own, "mine", -1, NULL));
@@ -1658,7 +1773,286 @@ test_leftovers(void)
 	bridge_store_unlock(store);
 	g_assert_false(g_file_test(save, G_FILE_TEST_EXISTS));
 	g_assert_false(g_file_test(journal, G_FILE_TEST_EXISTS));
+	g_assert_false(g_file_test(cache, G_FILE_TEST_EXISTS));
 	g_assert_true(g_file_test(own, G_FILE_TEST_EXISTS));
+	bridge_store_free(store);
+}
+
+/* A feed of three episodes, the first begun, saved; @ids gets theirs. */
+static BridgeStore *
+cached_store(const char *path, GStrv *ids)
+{
+	BridgeStore *store = open_ok(path);
+	BridgeFeed *feed = bridge_store_add_feed(store, "https://c.example/");
+
+	*ids = g_new0(char *, 4);
+
+	for (guint i = 0; i < 3; i++) {
+		g_autofree char *guid = g_strdup_printf("c%u", i);
+		BridgeEpisode *episode =
+		        bridge_store_get_episode(store, feed, guid, NULL);
+
+		g_free(episode->url);
+		episode->url = g_strdup_printf("https://c.example/%u.mp3", i);
+		episode->published = 1700000000 + i;
+		(*ids)[i] = g_strdup(episode->id);
+	}
+	bridge_store_find_episode(store, (*ids)[0])->position = 30;
+	feed->etag = g_strdup("\"v1\"");
+	feed->next_refresh = 1900000000;
+	save_ok(store);
+	return store;
+}
+
+/* Opens @path: the number of episodes, and whether the feed's is lost. */
+static guint
+open_counting(const char *path, gboolean *lost)
+{
+	BridgeStore *store = open_ok(path);
+	BridgeFeed *feed = bridge_store_get_feeds(store)->pdata[0];
+	g_autoptr(GPtrArray) all = bridge_store_list_episodes(store, NULL);
+	guint n = all->len;
+
+	*lost = bridge_store_feed_cache_lost(store, feed);
+	if (*lost)
+		g_assert_cmpint(feed->next_refresh, ==, 0);
+	else
+		g_assert_cmpint(feed->next_refresh, ==, 1900000000);
+	bridge_store_free(store);
+	return n;
+}
+
+static void
+test_cache_lost(void)
+{
+	g_autofree char *path = state_path();
+	g_auto(GStrv) ids = NULL;
+	BridgeStore *store = cached_store(path, &ids);
+	BridgeStore *again = NULL;
+	BridgeFeed *feed = bridge_store_get_feeds(store)->pdata[0];
+	g_autofree char *cache = g_strdup_printf("%s.cache/%s", path, feed->id);
+	g_autofree char *bytes = NULL;
+	gsize length = 0;
+	gboolean lost = TRUE;
+
+	g_test_summary("An episode cache that is missing, damaged, cut "
+	               "short, partial or older than the key file loses only "
+	               "what the feed says: the "
+	               "episodes the listener touched stay, and the feed is "
+	               "due for a refresh without validators, until one "
+	               "brings it whole");
+	g_assert_cmpuint(open_counting(path, &lost), ==, 3);
+	g_assert_false(lost);
+	bytes = read_file(cache, &length);
+
+	/* Cut short, damaged, of another version, missing. */
+	write_file(cache, "");
+	g_assert_cmpuint(open_counting(path, &lost), ==, 1);
+	g_assert_true(lost);
+	g_assert_true(
+	        g_file_set_contents(cache, bytes, (gssize)length / 2, NULL));
+	g_assert_cmpuint(open_counting(path, &lost), ==, 1);
+	g_assert_true(lost);
+	bytes[0] ^= 0x55; /* its magic */
+	g_assert_true(g_file_set_contents(cache, bytes, (gssize)length, NULL));
+	g_assert_cmpuint(open_counting(path, &lost), ==, 1);
+	g_assert_true(lost);
+	g_assert_cmpint(g_unlink(cache), ==, 0);
+	g_assert_cmpuint(open_counting(path, &lost), ==, 1);
+	g_assert_true(lost);
+
+	/* What is saved before a refresh comes is partial: still lost. */
+	again = open_ok(path);
+	feed = bridge_store_get_feeds(again)->pdata[0];
+	g_assert_cmpint(bridge_store_find_episode(again, ids[0])->position, ==,
+	                30);
+	bridge_store_get_episode(again, feed, "c9", NULL);
+	save_ok(again);
+	g_assert_true(g_file_test(cache, G_FILE_TEST_IS_REGULAR));
+	g_assert_cmpuint(open_counting(path, &lost), ==, 2);
+	g_assert_true(lost);
+
+	/* A refresh that took the feed whole: complete again. */
+	for (guint i = 1; i < 3; i++) {
+		g_autofree char *guid = g_strdup_printf("c%u", i);
+
+		bridge_store_get_episode(again, feed, guid, NULL);
+	}
+	bridge_store_feed_changed(again, feed);
+	g_assert_false(bridge_store_feed_cache_lost(again, feed));
+	feed->next_refresh = 1900000000;
+	save_ok(again);
+	g_assert_cmpuint(open_counting(path, &lost), ==, 4);
+	g_assert_false(lost);
+
+	/* One older than the key file (a power cut) is read, and lost. */
+	bytes[0] ^= 0x55;
+	g_assert_true(g_file_set_contents(cache, bytes, (gssize)length, NULL));
+	g_assert_cmpuint(open_counting(path, &lost), ==, 3);
+	g_assert_true(lost);
+	bridge_store_free(again);
+	bridge_store_free(store);
+}
+
+static void
+test_cache_written(void)
+{
+	g_autofree char *path = state_path();
+	g_auto(GStrv) ids = NULL;
+	BridgeStore *store = cached_store(path, &ids);
+	BridgeFeed *feed = bridge_store_get_feeds(store)->pdata[0];
+	g_autofree char *cache = g_strdup_printf("%s.cache/%s", path, feed->id);
+	BridgeEpisode *untouched = bridge_store_find_episode(store, ids[1]);
+	struct stat before, after;
+
+	g_test_summary("A feed's cache is written when what the feed says "
+	               "changed, not on a save of what the listener did; a "
+	               "feed removed takes its cache along");
+	g_assert_cmpint(g_stat(cache, &before), ==, 0);
+	bridge_store_find_episode(store, ids[0])->position = 60;
+	bridge_store_find_episode(store, ids[1])->starred = TRUE;
+	save_ok(store);
+	g_assert_cmpint(g_stat(cache, &after), ==, 0);
+	g_assert_cmpuint(after.st_ino, ==, before.st_ino);
+
+	/* A refresh changed a title: the cache follows. */
+	g_free(untouched->title);
+	untouched->title = g_strdup("Renamed");
+	untouched->starred = FALSE;
+	bridge_store_feed_changed(store, feed);
+	save_ok(store);
+	g_assert_cmpint(g_stat(cache, &after), ==, 0);
+	g_assert_cmpuint(after.st_ino, !=, before.st_ino);
+	{
+		BridgeStore *again = open_ok(path);
+
+		g_assert_cmpstr(bridge_store_find_episode(again, ids[1])->title,
+		                ==, "Renamed");
+		g_assert_false(
+		        bridge_store_find_episode(again, ids[1])->starred);
+		bridge_store_free(again);
+	}
+
+	bridge_store_remove_feed(store, feed);
+	save_ok(store);
+	g_assert_false(g_file_test(cache, G_FILE_TEST_EXISTS));
+	bridge_store_free(store);
+}
+
+static void
+test_heard(void)
+{
+	g_autofree char *path = state_path();
+	g_auto(GStrv) ids = NULL;
+	BridgeStore *store = cached_store(path, &ids);
+	BridgeStore *again = NULL;
+	BridgeFeed *feed = bridge_store_get_feeds(store)->pdata[0];
+	g_autofree char *cache = g_strdup_printf("%s.cache/%s", path, feed->id);
+	g_autofree char *text = NULL;
+	g_autofree char *record = NULL;
+	g_autofree char *heard_group = NULL;
+	g_autofree char *starred_group = NULL;
+	BridgeEpisode *heard = bridge_store_find_episode(store, ids[1]);
+	BridgeEpisode *starred = bridge_store_find_episode(store, ids[2]);
+
+	g_test_summary("An episode listened and nothing more is a record in "
+	               "its feed's group, not a group; a record whose episode "
+	               "is not known (its cache lost) waits for it, and is "
+	               "kept meanwhile");
+	heard->listened = TRUE;
+	heard->listened_at = 1700000100;
+	heard->last_played = 1700000050;
+	starred->listened = TRUE;
+	starred->starred = TRUE;
+	save_ok(store);
+	text = read_file(path, NULL);
+	record = g_strdup_printf("\nheard=%s:1700000100:1700000050;\n", ids[1]);
+	heard_group = g_strdup_printf("[episode %s]", ids[1]);
+	starred_group = g_strdup_printf("[episode %s]", ids[2]);
+	g_assert_nonnull(strstr(text, record));
+	g_assert_null(strstr(text, heard_group));
+	g_assert_nonnull(strstr(text, starred_group));
+	g_clear_pointer(&text, g_free);
+
+	/* Its cache lost: the record waits, and is written back. */
+	g_assert_cmpint(g_unlink(cache), ==, 0);
+	again = open_ok(path);
+	g_assert_null(bridge_store_find_episode(again, ids[1]));
+	save_ok(again);
+	text = read_file(path, NULL);
+	g_assert_nonnull(strstr(text, record));
+	bridge_store_free(again);
+
+	/* A refresh brings the episode back: listened, as it was. */
+	again = open_ok(path);
+	feed = bridge_store_get_feeds(again)->pdata[0];
+	heard = bridge_store_get_episode(again, feed, "c1", NULL);
+	g_assert_cmpstr(heard->id, ==, ids[1]);
+	g_assert_true(heard->listened);
+	g_assert_cmpint(heard->listened_at, ==, 1700000100);
+	g_assert_cmpint(heard->last_played, ==, 1700000050);
+	g_assert_true(bridge_store_find_episode(again, ids[2])->starred);
+	bridge_store_free(again);
+	bridge_store_free(store);
+}
+
+static void
+test_upgrade(void)
+{
+	g_autofree char *path = state_path();
+	g_autofree char *copy = g_strconcat(path, ".v1", NULL);
+	g_autofree char *text = NULL;
+	g_autofree char *kept = NULL;
+	g_autoptr(GString) old =
+	        g_string_new("[bridge]\nversion=1\n"
+	                     "[feed f]\nurl=https://f.example/\n"
+	                     "etag=\"e\"\n");
+	BridgeStore *store = NULL;
+
+	g_test_summary("A state of format 1 is read whole, and its first save "
+	               "converts it: the file as it was is kept as STATE.v1, "
+	               "the key file keeps only the episodes with a state of "
+	               "their own (those listened and nothing more as records "
+	               "in their feed's group), and nothing is lost");
+	for (guint i = 0; i < 50; i++)
+		g_string_append_printf(old,
+		                       "[episode e%u]\nfeed_id=f\nguid=g%u\n"
+		                       "url=https://f.example/%u.mp3\n"
+		                       "title=Episode %u\npublished=%u\n"
+		                       "listened=%s\n",
+		                       i, i, i, i, 1700000000 + i,
+		                       i < 10 ? "true" : "false");
+	g_string_append(old, "[list later]\nepisodes=e20;e30;\n");
+	write_file(path, old->str);
+	store = open_ok(path);
+	save_ok(store);
+	bridge_store_free(store);
+
+	kept = read_file(copy, NULL);
+	g_assert_cmpstr(kept, ==, old->str);
+	text = read_file(path, NULL);
+	g_assert_nonnull(strstr(text, "\nversion=2\n"));
+	g_assert_null(strstr(text, "[episode e9]"));
+	g_assert_nonnull(strstr(text, "\nheard=e0:0:0;e1:0:0;"));
+	g_assert_nonnull(strstr(text, "e9:0:0;\n"));
+	g_assert_nonnull(strstr(text, "[episode e20]"));
+	g_assert_null(strstr(text, "[episode e11]"));
+	g_assert_nonnull(strstr(text, "\netag=\"e\"\n"));
+
+	store = open_ok(path);
+	{
+		g_autoptr(GPtrArray) all =
+		        bridge_store_list_episodes(store, NULL);
+		BridgeList *later = bridge_store_get_list(store, NULL, FALSE);
+
+		g_assert_cmpuint(all->len, ==, 50);
+		g_assert_cmpstr(bridge_store_find_episode(store, "e11")->title,
+		                ==, "Episode 11");
+		g_assert_true(bridge_store_find_episode(store, "e9")->listened);
+		g_assert_cmpuint(later->episodes->len, ==, 2);
+		g_assert_false(bridge_store_feed_cache_lost(
+		        store, bridge_store_find_feed(store, "f")));
+	}
 	bridge_store_free(store);
 }
 
@@ -1700,7 +2094,12 @@ main(int argc, char **argv)
 	g_test_add_func("/store/journal-sync", test_journal_sync);
 	g_test_add_func("/store/journal-listened", test_journal_listened);
 	g_test_add_func("/store/save-slices", test_save_slices);
+	g_test_add_func("/store/save-restart-caches", test_save_restart_caches);
 	g_test_add_func("/store/leftovers", test_leftovers);
+	g_test_add_func("/store/cache-lost", test_cache_lost);
+	g_test_add_func("/store/cache-written", test_cache_written);
+	g_test_add_func("/store/heard", test_heard);
+	g_test_add_func("/store/upgrade", test_upgrade);
 
 	return g_test_run();
 }
