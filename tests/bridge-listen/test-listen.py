@@ -821,8 +821,15 @@ def main():
                 print(f"not ok {i} - {name}")
                 for line in str(e).splitlines():
                     print(f"# {line}")
-                for line in world.log().splitlines()[mark:][-15:]:
+                # With nothing logged since the test began, what came
+                # just before tells where the daemon was.
+                lines = world.log().splitlines()
+                for line in lines[max(mark - 10, 0):][-25:]:
                     print(f"# daemon: {line}")
+                try:
+                    print(f"# MPD: {world.mpd.status()}")
+                except (OSError, RuntimeError) as error:
+                    print(f"# MPD does not answer: {error}")
                 try:
                     world.mpd.command("stop")
                 except (OSError, RuntimeError):
