@@ -180,18 +180,28 @@ bridge_store_kept_ids(const BridgeStore *store)
 	return kept;
 }
 
+/*
+ * A state of its own besides listened, last played and position: a star,
+ * a sync stamp, a download, or its id in @kept.
+ */
+static gboolean
+has_more_than_plays(const BridgeEpisode *e, GHashTable *kept)
+{
+	return e->starred || e->sync_changed != 0 || e->sync_from != NULL ||
+	       e->sync_unsent || e->file != NULL || e->downloaded != 0 ||
+	       e->download != 0 || e->download_error != NULL ||
+	       e->download_failures != 0 || e->download_retry != 0 ||
+	       g_hash_table_contains(kept, e->id);
+}
+
 gboolean
 bridge_store_episode_is_heard(const Episode *episode, GHashTable *kept)
 {
 	const BridgeEpisode *e = &episode->pub;
 
 	/* An id of a hand-made group may hold the record's separators. */
-	return e->listened && e->position == 0 && !e->starred &&
-	       strpbrk(e->id, ":; ") == NULL && e->sync_changed == 0 &&
-	       e->sync_from == NULL && !e->sync_unsent && e->file == NULL &&
-	       e->downloaded == 0 && e->download == 0 &&
-	       e->download_error == NULL && e->download_failures == 0 &&
-	       e->download_retry == 0 && !g_hash_table_contains(kept, e->id);
+	return e->listened && e->position == 0 &&
+	       strpbrk(e->id, ":; ") == NULL && !has_more_than_plays(e, kept);
 }
 
 gboolean
@@ -200,11 +210,7 @@ bridge_store_episode_is_own(const Episode *episode, GHashTable *kept)
 	const BridgeEpisode *e = &episode->pub;
 
 	return e->listened || e->listened_at != 0 || e->position != 0 ||
-	       e->last_played != 0 || e->starred || e->sync_changed != 0 ||
-	       e->sync_from != NULL || e->sync_unsent || e->file != NULL ||
-	       e->downloaded != 0 || e->download != 0 ||
-	       e->download_error != NULL || e->download_failures != 0 ||
-	       e->download_retry != 0 || g_hash_table_contains(kept, e->id);
+	       e->last_played != 0 || has_more_than_plays(e, kept);
 }
 
 gint
