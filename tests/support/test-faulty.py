@@ -352,8 +352,14 @@ def test_log(host):
     check((get.method, get.path, get.range, get.if_range, get.status,
            get.sent, get.cut) == ("GET", "/log.mp3", "bytes=500-", etag, 206,
                                   1000, True), f"logged {get}")
-    # The host may end the HEAD's record after the client has its answer
-    # and has sent the GET.
+    # The host ends a record after the client has its answer: the HEAD's
+    # may end only after the GET was sent, and after the log is read here.
+    deadline = time.monotonic() + 5
+    while (head.end is None or get.end is None) and \
+            time.monotonic() < deadline:
+        time.sleep(0.01)
+    check(head.end is not None and get.end is not None,
+          f"records not ended: {head}, {get}")
     check(head.start <= head.end and head.start <= get.start <= get.end,
           "times")
     check([r.status for r in host.log_of("/nothing.mp3")] == [404],
